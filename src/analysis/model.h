@@ -1139,6 +1139,22 @@ typedef enum an_lead_kind {
 } an_lead_kind;
 
 /* Idle time of one cause: the gaps of one kind under one CPU activity. */
+/* Idle after a sync that drained the GPU's queue before its step's first kernel (a step
+ * boundary: a harness's torch.cuda.synchronize, a loop reading its last results): the step
+ * starts on an empty queue, so the host's first work reaches the GPU as idle until a kernel
+ * sits queued again; each sync links at most the queue it drained (review 16 defect 3:
+ * hf_qwen's harness sync drained 14.10 ms before the step, and the report did not link it
+ * to the gaps after it). Such a sync charges none of them (review 14 defect 2): the link is
+ * told, the portions keep their kind. ns and gaps: the idle so linked; what / location: the
+ * sync of the deepest such queue (its op, its Python frame), queue_ns that queue (the time
+ * the sync blocked). All zero: none. */
+typedef struct an_drain {
+  int64_t ns;
+  size_t gaps;
+  const char *what, *location;
+  int64_t queue_ns;
+} an_drain;
+
 typedef struct an_idle_cause {
   an_idle_kind kind;
   const char *what;     /* the CPU op or runtime call ("aten::item", "cudaStreamSynchronize",
@@ -1183,6 +1199,9 @@ typedef struct an_idle_cause {
    * for any other. Its gaps are the host's preparation of the next launch after the wait,
    * not a sync to remove (review 13 defect 2). */
   const char *designed;
+  /* Of its idle, the host portions after a sync that drained the GPU's queue before the
+   * step's first kernel (an_drain); zero for none. */
+  an_drain drain;
 } an_idle_cause;
 
 /* How a collective's floor was found. */
@@ -1280,6 +1299,7 @@ typedef struct an_time_account {
   size_t n_short_gaps;      /* the gaps under it (idle kind short) */
   int64_t short_max_ns;     /* the longest of those */
   int64_t median_gap_ns, median_kernel_ns;
+  an_drain drain; /* of the idle, what follows a sync that drained the queue (its causes') */
   size_t n_causes;
   const an_idle_cause *causes; /* idle_ns descending; with AN_IDLE_SHORT they sum to idle_ns */
 } an_time_account;
@@ -1665,6 +1685,13 @@ typedef struct an_summary_item {
    * its bound, the host stalls whose host work the filter dropped (an_stage_report
    * unseen_host_us), besides the queued work nothing kept holds (review 14 defect 4). */
   double dropped_host_us;
+  /* Idle items: of their gaps, those after a sync that drained the GPU's queue before the
+   * step's first kernel (an_drain; a row's part counts at most its own),
+   * per step, how many, and that sync (the deepest queue's: its op, its Python frame, the
+   * queue it drained in us); 0 / NULL: none (review 16 defect 3). */
+  double drained_us, drain_queue_us;
+  size_t drained_gaps;
+  const char *drain_what, *drain_location;
   bool ranks_unread;         /* the re-profile item: the run has ranks no trace read was of */
   an_platform port_platform; /* a fusion item whose row's path does not serve the run's
                                 platform (origin port): the platform to port it to */

@@ -47,6 +47,34 @@ static size_t part_gaps(const an_idle_cause *x, an_row_part part) {
                                 : x->gaps - x->long_gaps;
 }
 
+/* The sync the item's gaps follow (an_drain): of its rows (the last item's,
+ * all added), the idle after a sync that drained the GPU's queue before the step's first
+ * kernel, and the sync of the deepest such queue. The drained idle is not split by part:
+ * a row's part counts at most its own time. */
+static void drain_note(const sm_ctx *c, an_summary_item *it) {
+  const an_time_account *a = &c->g.st->timeline->total;
+  int64_t ns = 0;
+  for (size_t k = 0; it && k < it->n_rows; k++) {
+    const an_item_row *r = &c->rpool[c->nr - it->n_rows + k];
+    const an_idle_cause *x = &a->causes[r->row];
+    const an_drain *d = &x->drain;
+    if (!d->ns) continue;
+    int64_t part = part_ns(x, r->part);
+    size_t gaps = part_gaps(x, r->part);
+    ns += d->ns < part ? d->ns : part;
+    it->drained_gaps += d->gaps < gaps ? d->gaps : gaps;
+    if ((double)d->queue_ns / 1000.0 > it->drain_queue_us) {
+      it->drain_queue_us = (double)d->queue_ns / 1000.0;
+      it->drain_what = d->what;
+      it->drain_location = d->location;
+    }
+  }
+  if (!it) return;
+  it->drained_us = per_step_us(c, ns);
+  if (it->drained_us * 100.0 < c->s->timeline_drain_min_pct * c->g.step_us) /* too little */
+    it->drained_us = 0;
+}
+
 /* An item of a part of cause i: its figures are that part's. */
 static an_summary_item *named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, an_action action,
                                    an_row_part part) {
@@ -61,6 +89,7 @@ static an_summary_item *named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, 
   it->least_gap_us = c->s->timeline_long_gap_us;
   it->timeline = c->g.st->timeline;
   sm_item_row(c, i, part);
+  drain_note(c, it);
   return it;
 }
 
@@ -101,6 +130,7 @@ static an_summary_item *pool_item(sm_ctx *c, const pool *p, an_action action,
     if (p->m[k].row == (size_t)p->row) sm_item_row(c, p->m[k].row, p->m[k].part);
   for (size_t k = 0; k < p->n; k++)
     if (p->m[k].row != (size_t)p->row) sm_item_row(c, p->m[k].row, p->m[k].part);
+  drain_note(c, it);
   return it;
 }
 

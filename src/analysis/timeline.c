@@ -1061,6 +1061,19 @@ static void count_into(an_idle_cause *c, int64_t ns, int64_t long_min_ns) {
   }
 }
 
+/* Adds drain x into d (an_drain; x with no queue is none): the deepest queue's sync names
+ * the sum. */
+static void add_drain(an_drain *d, const an_drain *x) {
+  if (x->queue_ns <= 0) return;
+  d->ns += x->ns;
+  d->gaps += x->gaps;
+  if (x->queue_ns > d->queue_ns) {
+    d->queue_ns = x->queue_ns;
+    d->what = x->what;
+    d->location = x->location;
+  }
+}
+
 /* A vote of ns for the dependency lead (region, child) of cause c: the ns-weighted majority
  * of its portions' leads wins (Boyer-Moore), so a blocking call recurring in every step
  * outranks one spanning the single longest gap. */
@@ -1192,6 +1205,8 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
       if (x->untraced_ns && x->ns > c->max_gap_ns) c->untraced_ns = x->untraced_ns;
       if (x->ns > c->max_gap_ns) c->queued_ns = x->queued_ns; /* of its longest gap */
       if (x->extra && extras[x->extra - 1].designed) c->designed = extras[x->extra - 1].designed;
+      add_drain(&c->drain,
+                &(an_drain){x->ns, 1, x->drain_what, x->drain_location, x->drain_queue_ns});
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
     }
@@ -1328,6 +1343,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
       c->untraced_ns = tmp[i].untraced_ns;
     if (tmp[i].max_gap_ns >= c->max_gap_ns) c->queued_ns = tmp[i].queued_ns;
     if (tmp[i].designed) c->designed = tmp[i].designed;
+    add_drain(&c->drain, &tmp[i].drain);
     if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
   }
   free(tmp);
@@ -1713,6 +1729,14 @@ static double work_us(const tl_window *win) {
   return us > 0 ? us : 0;
 }
 
+/* The stage's idle after syncs that drained the queue before its steps (its causes'
+ * an_drain), told only from timeline.drain_min_pct of its span on. */
+static void stage_drain(const an_timeline *tl, an_time_account *t) {
+  for (size_t i = 0; i < t->n_causes; i++) add_drain(&t->drain, &t->causes[i].drain);
+  if ((double)t->drain.ns * 100.0 < tl->set->timeline_drain_min_pct * (double)t->span_ns)
+    t->drain = (an_drain){0};
+}
+
 /* Each stage's sum, medians and steps (its windows that are steps, in window order). */
 static bool assemble(an_timeline *tl) {
   if (!link_causes(tl)) return false;
@@ -1745,6 +1769,7 @@ static bool assemble(an_timeline *tl) {
         (double)st->total.graph_hole_ns * 100.0 >=
             tl->set->timeline_graph_hole_min_pct * (double)st->total.span_ns &&
         (double)st->total.n_graph_holes >= tl->set->timeline_graph_hole_min_per_step * steps;
+    stage_drain(tl, &st->total);
   }
   return true;
 }

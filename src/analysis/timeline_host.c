@@ -909,16 +909,27 @@ static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, 
   /* A sync that returned before the window's own first kernel drained the work before it
    * (a step boundary: the loop reading its last results, a harness between steps): every
    * step of such a loop starts on an empty queue, and its gaps are the host issuing the
-   * step's first work, not this sync's shadow (review 14: hf's profiler-step sync). */
-  if (g->span0 != INT64_MIN && tl_ns(ti->syncs[s].end) <= g->span0) return false;
+   * step's first work, not this sync's shadow (review 14: hf's profiler-step sync); the
+   * portion keeps its kind and only notes the drain (review 16 defect 3). */
+  bool boundary = g->span0 != INT64_MIN && tl_ns(ti->syncs[s].end) <= g->span0;
   const item *x = &ti->syncs[s];
   double m = x->ts + (x->end - x->ts) / 2; /* collect_syncs' probe */
   long i = innermost(ti, m, m);
   for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
     if (ti->v[i].kind == ITEM_RUNTIME && ti->v[i].ref == x->ref) break;
   if (i < 0 || ti->v[i].kind != ITEM_RUNTIME || ti->v[i].ref != x->ref) return false;
-  if ((*designed = designed_of(h, ti, i))) return false; /* the host work's, not the wait's */
+  const char *frame = designed_of(h, ti, i);
+  if (frame) { /* the host work's, not the wait's; a designed wait at a boundary: neither */
+    if (!boundary) *designed = frame;
+    return false;
+  }
   ti->left[s] -= us;
+  if (boundary) {
+    p->drain_what = op_name(h, ti, i, x->ts, x->end, true);
+    p->drain_location = best_frame(h, ti, i, x->ts, x->end);
+    p->drain_queue_ns = tl_ns(x->end - x->ts);
+    return false;
+  }
   p->kind = AN_IDLE_SYNC;
   p->what = op_name(h, ti, i, x->ts, x->end, true);
   p->location = best_frame(h, ti, i, x->ts, x->end);

@@ -67,6 +67,11 @@ typedef struct tl_portion {
    * kernel had sat queued when it ran, from its launch call's return to its start (ns);
    * 0 when the trace has no launch call for it. */
   int64_t queued_ns;
+  /* A host portion after a sync that drained the GPU's queue before its step's first
+   * kernel (an_drain): the sync's op and Python frame (interned) and the
+   * queue it drained (ns, the time it blocked). NULL and 0 otherwise. */
+  const char *drain_what, *drain_location;
+  int64_t drain_queue_ns;
 } tl_portion;
 #define TL_MAX_PORTIONS 4
 

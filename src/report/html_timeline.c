@@ -132,6 +132,20 @@ static void account_para(rp_hw *hw, const an_stage_timeline *tl) {
     rp_hw_printf(hw, " ");
     rp_hw_text(hw, host);
   }
+  rp_drain_parts d;
+  if (rp_drain_sentence(tl, &d)) {
+    rp_hw_printf(hw, " ");
+    rp_hw_text(hw, d.lead);
+    rp_hw_printf(hw, "<code>");
+    rp_hw_text(hw, d.what);
+    rp_hw_printf(hw, "</code>");
+    if (d.location) {
+      rp_hw_printf(hw, " at <code>");
+      rp_hw_text(hw, d.location);
+      rp_hw_printf(hw, "</code>");
+    }
+    rp_hw_text(hw, d.tail);
+  }
   rp_hw_printf(hw, "</p>");
 }
 

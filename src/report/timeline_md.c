@@ -163,6 +163,16 @@ static void account_line(FILE *f, const an_stage_timeline *tl) {
   if (rp_graph_unrecorded_text(tl, unrec, sizeof unrec)) fprintf(f, " %s", unrec);
   char host[384];
   if (rp_host_extent_text(tl, host, sizeof host)) fprintf(f, " %s", host);
+  rp_drain_parts d;
+  if (rp_drain_sentence(tl, &d)) {
+    fprintf(f, " %s", d.lead);
+    rp_md_code(f, d.what);
+    if (d.location) {
+      fputs(" at ", f);
+      rp_md_code(f, d.location);
+    }
+    fputs(d.tail, f);
+  }
   fputc('\n', f);
 }
 

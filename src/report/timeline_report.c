@@ -173,6 +173,16 @@ static bool lead_json(cJSON *o, const an_idle_cause *c) {
                                                                        : "sync");
 }
 
+/* "drain": the sync a host cause's gaps follow, which drained the GPU's queue before the
+ * step's first kernel (an_drain), or null. */
+static bool drain_json(cJSON *o, const an_drain *x) {
+  if (!x->ns) return cJSON_AddNullToObject(o, "drain") != NULL;
+  cJSON *d = cJSON_AddObjectToObject(o, "drain");
+  return d && add_us(d, "idle_us", x->ns) && cJSON_AddNumberToObject(d, "gaps", (double)x->gaps) &&
+         add_str0(d, "what", x->what) && add_str0(d, "location", x->location) &&
+         add_us(d, "queue_us", x->queue_ns);
+}
+
 static cJSON *cause_json(const an_idle_cause *c) {
   cJSON *o = cJSON_CreateObject();
   bool ok = o && cJSON_AddStringToObject(o, "kind", rp_idle_kind(c->kind)) &&
@@ -184,7 +194,8 @@ static cJSON *cause_json(const an_idle_cause *c) {
             add_str0(o, "region", c->region) && add_str0(o, "child", c->child) &&
             add_str0(o, "designed", c->designed) && untraced_json(o, c) && lead_json(o, c) &&
             (c->queued_ns ? add_us(o, "queued_us", c->queued_ns)
-                          : cJSON_AddNullToObject(o, "queued_us") != NULL);
+                          : cJSON_AddNullToObject(o, "queued_us") != NULL) &&
+            drain_json(o, &c->drain);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -671,6 +682,27 @@ const char *rp_host_extent_text(const an_stage_timeline *tl, char *buf, size_t c
   return buf;
 }
 
+bool rp_drain_sentence(const an_stage_timeline *tl, rp_drain_parts *p) {
+  const an_drain *d = &tl->total.drain;
+  if (!d->ns || !d->what) return false;
+  char x[32], q[32];
+  rp_fmt_ms(x, sizeof x, rp_per_step_us(tl, d->ns));
+  rp_fmt_ms(q, sizeof q, (double)d->queue_ns / 1000.0);
+  snprintf(p->lead, sizeof p->lead,
+           "Of the idle, %s ms/step in %zu gap%s follows a sync that drained the GPU's queue "
+           "before the step's first kernel: ",
+           x, d->gaps, d->gaps == 1 ? "" : "s");
+  snprintf(p->tail, sizeof p->tail,
+           " blocked %s ms while the GPU ran the work queued before it (the GPU ran %s ms behind "
+           "the host), so the step starts on an empty queue and the host's first work reaches "
+           "the GPU as idle until a kernel sits queued again (the rows say what the host did "
+           "meanwhile; JSON cause `drain`).",
+           q, q);
+  p->what = d->what;
+  p->location = d->location;
+  return true;
+}
+
 double rp_span_marker_ratio(const an_stage_timeline *tl) {
   if (!tl->n_steps || tl->marker_ns <= 0 || tl->total.span_ns <= 0) return 1.0;
   return (double)tl->total.span_ns / (double)tl->marker_ns;
@@ -1050,10 +1082,33 @@ static void dispatch_text(const an_summary_item *it, char *b, size_t cap) {
            tl->dispatch_op_ref_us, tl->dispatch_kinds, it->dispatch_ratio);
 }
 
+/* "; N of these gaps (X ms/step) follow a sync that drained the GPU's queue ..." when the
+ * item's gaps follow one (an_summary_item.drained_us), else nothing. */
+static void drain_text(const an_summary_item *it, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (it->drained_us <= 0 || !it->drain_what || len >= cap) return;
+  char x[32], q[32], at[32];
+  rp_fmt_ms(x, sizeof x, it->drained_us);
+  rp_fmt_ms(q, sizeof q, it->drain_queue_us);
+  rp_fmt_ms(at, sizeof at,
+            it->drained_us < it->drain_queue_us ? it->drained_us : it->drain_queue_us);
+  snprintf(b + len, cap - len,
+           "; %zu of these gaps (%s ms/step) follow a sync that drained the GPU's queue before "
+           "the step's first kernel: `%.80s`%s%.120s%s blocked %s ms while the GPU ran the work "
+           "queued before it (the GPU ran %s ms behind the host), so the step starts on an empty "
+           "queue and the host's first work reaches the GPU as idle until a kernel sits queued "
+           "again; in a loop without that sync (a harness's, a read back of the last step's "
+           "results) the host's lead would hide them: at most %s ms/step (the least of these "
+           "gaps and the queue it drained)",
+           it->drained_gaps, x, it->drain_what, it->drain_location ? " at `" : "",
+           it->drain_location ? it->drain_location : "", it->drain_location ? "`" : "", q, q, at);
+}
+
 static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
   idle_basis_text(it, b, cap);
   dispatch_text(it, b, cap);
   lever_text(it, b, cap);
+  drain_text(it, b, cap);
   size_t len = strlen(b);
   if (it->host_filtered && it->action != AN_ACTION_DEPENDENCY && len < cap)
     snprintf(b + len, cap - len,

@@ -102,6 +102,16 @@ const char *rp_host_extent_text(const an_stage_timeline *tl, char *buf, size_t c
  * (an_stage_timeline.graph_unrecorded), into buf; NULL when it did not. */
 const char *rp_graph_unrecorded_text(const an_stage_timeline *tl, char *buf, size_t cap);
 
+/* The time account's sentence when some of its idle follows a sync that drained the GPU's
+ * queue before the step's first kernel (an_time_account.drain), in parts around the sync's
+ * names, which each format marks as code: lead + what (+ at + location) + tail. false when
+ * none. */
+typedef struct rp_drain_parts {
+  char lead[160], tail[384];
+  const char *what, *location;
+} rp_drain_parts;
+bool rp_drain_sentence(const an_stage_timeline *tl, rp_drain_parts *p);
+
 /* What the Limits say of a stage's time account when it holds (steps.h, timeline.h): the
  * steps hold under steps.min_coverage_pct of the kernel time outside the setup; their GPU
  * span and their markers' length differ by more than steps.span_marker_max_ratio; GPU idle

@@ -591,17 +591,23 @@ Test(timeline, gaps_in_a_syncs_shadow_are_the_syncs, .init = setup, .fini = tear
 /* Review 14 (hf_qwen1.5_0.5b_chat_h100): the harness's cudaDeviceSynchronize at the start of
  * ProfilerStep#6 drained the work before the step and returned before the step's first
  * kernel; the gaps of the step's start are the host issuing its first kernels onto an empty
- * queue, as at the start of every step of a loop that reads its results: not the sync's. */
+ * queue, as at the start of every step of a loop that reads its results: not the sync's.
+ * Review 16 defect 3: they keep their kind, and the account says they follow that sync and
+ * the 490 us queue it drained (an_drain), which the report links to them. */
+static void drained_step(tb *b) {
+  tb_begin(b);
+  launch(b, "warmup_a", 5, 10, 1480); /* before the step: a warm-up's work */
+  host(b, "user_annotation", "ProfilerStep#1", 1000, 3000);
+  runtime_call(b, "cudaDeviceSynchronize", 1002, 490);
+  launch(b, "small_b", 1600, 1610, 5);
+  launch(b, "small_c", 1750, 1760, 5);
+  launch(b, "small_d", 1900, 1910, 5);
+}
+
 Test(timeline, a_sync_before_the_steps_first_kernel_shadows_nothing, .init = setup,
      .fini = teardown) {
   tb b;
-  tb_begin(&b);
-  launch(&b, "warmup_a", 5, 10, 1480); /* before the step: a warm-up's work */
-  host(&b, "user_annotation", "ProfilerStep#1", 1000, 3000);
-  runtime_call(&b, "cudaDeviceSynchronize", 1002, 490);
-  launch(&b, "small_b", 1600, 1610, 5);
-  launch(&b, "small_c", 1750, 1760, 5);
-  launch(&b, "small_d", 1900, 1910, 5);
+  drained_step(&b);
   account a;
   account_build(&b, &a, "all");
   expect_all_sums(a.st);
@@ -609,6 +615,12 @@ Test(timeline, a_sync_before_the_steps_first_kernel_shadows_nothing, .init = set
   const an_idle_cause *h = cause_of(&a.st->total, AN_IDLE_HOST);
   cr_assert_not_null(h, "the step's start is the host issuing its first kernels");
   cr_assert_eq(h->gaps, 2, "%zu", h->gaps);
+  /* both host portions follow the drain, within the 490 us it drained */
+  cr_assert_eq(h->drain.ns, h->idle_ns);
+  cr_assert_eq(h->drain.gaps, 2, "%zu", h->drain.gaps);
+  cr_assert_eq(h->drain.queue_ns, 490000);
+  cr_assert_str_eq(h->drain.what, "cudaDeviceSynchronize");
+  cr_assert_eq(a.st->total.drain.ns, h->drain.ns, "the stage's: its causes' (over the bar)");
   account_free(&a);
 }
 
@@ -3784,4 +3796,18 @@ Test(ranks, an_instance_one_rank_lacks_is_named_not_matched, .init = setup, .fin
   cr_assert_float_eq(rep->rows[0].wait_us, 200, 1e-3);
   cr_assert_float_eq(rep->rows[1].wait_us, 0, 1e-3);
   two_ranks_free(&x);
+}
+
+/* The same step rendered: the time account links the gaps to the sync and its queue. */
+Test(summary, the_gaps_after_a_drained_queue_name_the_sync, .init = setup, .fini = teardown) {
+  tb b;
+  drained_step(&b);
+  an_report *r = run_buffer(&b);
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md,
+                            "follows a sync that drained the GPU's queue before the step's "
+                            "first kernel: `cudaDeviceSynchronize` blocked 0.49 ms"),
+                     "%s", md);
+  free(md);
+  an_report_destroy(r);
 }

@@ -183,6 +183,9 @@ typedef struct te_list_map {
     "an idle portion this long is never launch spacing: counted apart in its cause")               \
   X(timeline_setup_min_pct, "timeline.setup_min_pct", NUMBER, 0, 100, 0, NULL,                     \
     "a gap's host part spent at least this share in setup calls is one-time setup")                \
+  X(timeline_drain_min_pct, "timeline.drain_min_pct", NUMBER, 0, 100, 0, NULL,                     \
+    "idle after a sync that drained the GPU's queue before the step's first kernel is told "       \
+    "when it holds at least this share of the step")                                               \
   X(timeline_untraced_min_pct, "timeline.untraced_min_pct", NUMBER, 0, 100, 0, NULL,               \
     "a host stall nothing spans is untraced host work when its longest stretch with no CPU op "    \
     "holds at least this share of it")                                                             \
