@@ -1188,6 +1188,11 @@ typedef struct an_idle_cause {
    * for every other cause. */
   const char *before, *after;
   int64_t untraced_ns;
+  /* Such a cause whose longest gap ends in event ordering the host issued inside it (a
+   * cudaEventRecord, then a cudaStreamWaitEvent of the next kernel's stream on it, while no
+   * kernel ran: the wait released at once and held nothing; review 16 defect 2): the
+   * waiting stream and the stream it waited for (NULL when not known). NULL for none. */
+  const char *event_stream, *event_on_stream;
   /* A queued cause (dependency, event wait, outside): of its longest gap, how long the next
    * work had sat queued when it ran, from its launch call's return to its start: since when
    * it waits (review 15 defect 6: hta_multistream5's graph nodes); 0 when unknown (no

@@ -1202,7 +1202,11 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
         c->region = extras[x->extra - 1].region;
         c->child = extras[x->extra - 1].child;
       }
-      if (x->untraced_ns && x->ns > c->max_gap_ns) c->untraced_ns = x->untraced_ns;
+      if (x->untraced_ns && x->ns > c->max_gap_ns) {
+        c->untraced_ns = x->untraced_ns;
+        c->event_stream = x->event_stream;
+        c->event_on_stream = x->event_on_stream;
+      }
       if (x->ns > c->max_gap_ns) c->queued_ns = x->queued_ns; /* of its longest gap */
       if (x->extra && extras[x->extra - 1].designed) c->designed = extras[x->extra - 1].designed;
       add_drain(&c->drain,
@@ -1339,8 +1343,11 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
       c->region = tmp[i].region;
       c->child = tmp[i].child;
     }
-    if (tmp[i].untraced_ns && tmp[i].max_gap_ns >= c->max_gap_ns)
+    if (tmp[i].untraced_ns && tmp[i].max_gap_ns >= c->max_gap_ns) {
       c->untraced_ns = tmp[i].untraced_ns;
+      c->event_stream = tmp[i].event_stream;
+      c->event_on_stream = tmp[i].event_on_stream;
+    }
     if (tmp[i].max_gap_ns >= c->max_gap_ns) c->queued_ns = tmp[i].queued_ns;
     if (tmp[i].designed) c->designed = tmp[i].designed;
     add_drain(&c->drain, &tmp[i].drain);

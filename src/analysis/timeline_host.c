@@ -814,6 +814,33 @@ static void untraced_host(tl_host *h, const tr_event *L, double g0, double lts, 
   p->untraced_ns = tl_ns(hole.end - hole.ts);
 }
 
+/* The event ordering the host issued at the end of untraced host portion p of gap g, before
+ * launch call L (review 16 defect 2: hta_event_sync_multistream's 18.6 ms gap ends in a
+ * cudaEventRecord and a cudaStreamWaitEvent, stream 24 waiting for stream 20, then the
+ * matmul on stream 24): the latest wait of the next kernel's stream enqueued inside the gap
+ * before L, on an event the host recorded inside the gap too, while no kernel ran: it
+ * released at once, so it ordered the streams and held nothing; the idle is the host's
+ * silence before it. p's event_stream / event_on_stream: the waiting stream and the one it
+ * waited for. Nothing when there is no such wait. */
+static void event_order(tl_host *h, const tl_gap *g, const tr_event *L, tl_portion *p) {
+  if (!h->n_waits) return;
+  size_t lo; /* first wait on the stream enqueued after the launch call */
+  UT_PARTITION_POINT(
+      lo, 0, h->n_waits, mid,
+      h->waits[mid].stream < g->stream ||
+          (h->waits[mid].stream == g->stream && h->waits[mid].ts <= tr_event_ts(h->t, L)));
+  if (!lo || h->waits[lo - 1].stream != g->stream) return;
+  const struct tl_wait *w = &h->waits[lo - 1];
+  uint64_t r = 0;
+  size_t nr = 0;
+  if (tl_ns(w->ts) < g->g0 || !ut_u64map_get(&h->records, (uint64_t)w->record, &r) || !r) return;
+  const tr_event *rec = &tr_trace_events(h->t, TR_KIND_RUNTIME, &nr)[r - 1];
+  if (tl_ns(tr_event_ts(h->t, rec)) < g->g0) return; /* recorded before: it may have held */
+  p->event_stream = an_strtab_cstr(h->strings, tr_str_get(h->t, w->stream));
+  p->event_on_stream =
+      w->on_stream ? an_strtab_cstr(h->strings, tr_str_get(h->t, w->on_stream)) : NULL;
+}
+
 const tl_extra *tl_host_extras(const tl_host *h, size_t *n) {
   *n = h->n_extras;
   return h->extras;
@@ -993,9 +1020,10 @@ static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, 
     p->kind = AN_IDLE_HOST;
     p->what = op_name(h, ti, i, g0, lts, false);
     p->location = best_frame(h, ti, i, g0, lts);
-    if (!p->what && !p->location)
+    if (!p->what && !p->location) {
       untraced_host(h, L, g0, lts, p);
-    else if (lts - g0 >= h->long_gap_us)
+      if (p->untraced_ns) event_order(h, g, L, p);
+    } else if (lts - g0 >= h->long_gap_us)
       long_host(h, ti, i, g0, lts, p);
   }
   if (designed) mark_designed(h, designed, p);

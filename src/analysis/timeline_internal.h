@@ -72,6 +72,10 @@ typedef struct tl_portion {
    * queue it drained (ns, the time it blocked). NULL and 0 otherwise. */
   const char *drain_what, *drain_location;
   int64_t drain_queue_ns;
+  /* An untraced host portion that ends in event ordering the host issued inside the gap
+   * (event_order): the next kernel's stream and the stream whose event it waited for
+   * (interned; the latter NULL when not known). NULL otherwise. */
+  const char *event_stream, *event_on_stream;
 } tl_portion;
 #define TL_MAX_PORTIONS 4
 

@@ -157,8 +157,13 @@ static bool add_str0(cJSON *o, const char *key, const char *s) {
 static bool untraced_json(cJSON *o, const an_idle_cause *c) {
   if (!c->untraced_ns) return cJSON_AddNullToObject(o, "untraced") != NULL;
   cJSON *u = cJSON_AddObjectToObject(o, "untraced");
-  return u && add_str0(u, "before", c->before) && add_str0(u, "after", c->after) &&
-         add_us(u, "longest_us", c->untraced_ns);
+  if (!u || !add_str0(u, "before", c->before) || !add_str0(u, "after", c->after) ||
+      !add_us(u, "longest_us", c->untraced_ns))
+    return false;
+  if (!c->event_stream) return cJSON_AddNullToObject(u, "event_order") != NULL;
+  cJSON *e = cJSON_AddObjectToObject(u, "event_order");
+  return e && add_str0(e, "stream", c->event_stream) &&
+         add_str0(e, "waits_for", c->event_on_stream);
 }
 
 /* "lead": a dependency cause's blocking call (child its outermost op) and its kind, or null. */
@@ -993,6 +998,22 @@ static int queued_since(const an_idle_cause *x, char *b, size_t cap) {
   return len;
 }
 
+/* "; the longest gap ends in event ordering ..." when the untraced cause's does
+ * (an_idle_cause.event_stream), else nothing. */
+static void event_order_text(const an_idle_cause *x, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (!x->event_stream || len >= cap) return;
+  char on[96] = "another stream";
+  if (x->event_on_stream) snprintf(on, sizeof on, "stream %.60s", x->event_on_stream);
+  snprintf(b + len, cap - len,
+           "; the longest gap ends in event ordering the host issued inside it, not an event "
+           "wait: an event recorded (cudaEventRecord) and stream %.60s made to wait for it "
+           "(cudaStreamWaitEvent: it waits for %s), then the launch on stream %.60s; recorded "
+           "while no kernel ran on any stream, the wait released at once and held nothing, so "
+           "the idle is the host's silence before it",
+           x->event_stream, on, x->event_stream);
+}
+
 static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
   char g[32], u[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);
@@ -1007,6 +1028,7 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
              "between the two ops named, or capture the step with Python stacks "
              "(with_stack=True) or sample the host process (py-spy, perf) to name it",
              it->count, gaps, g, u);
+    event_order_text(untraced, b, cap);
   } else if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
     blocked_basis(it, gaps, g, b, cap);
   else if (it->action == AN_ACTION_REMOVE_SYNC)

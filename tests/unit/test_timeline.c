@@ -3811,3 +3811,56 @@ Test(summary, the_gaps_after_a_drained_queue_name_the_sync, .init = setup, .fini
   free(md);
   an_report_destroy(r);
 }
+
+/* Review 16 defect 2 (hta_event_sync_multistream): the host goes untraced after aten::mm
+ * (kernel A on stream 7 ends at 520), then records an event at record_ts, makes stream 24
+ * wait for it (stream 20's) and launches B on stream 24 under aten::addmm at 5020. */
+static void untraced_then_event_order(tb *b, double record_ts) {
+  tb_begin(b);
+  host(b, "user_annotation", "ProfilerStep#1", 0, 6000);
+  host(b, "cpu_op", "aten::mm", 5, 20);
+  launch(b, "kernel_a", 10, 20, 500);
+  int r = b->corr++, w = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"pid\":1,"
+         "\"tid\":1,\"ts\":%.3f,\"dur\":5,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"pid\":1,"
+         "\"tid\":1,\"ts\":5008,\"dur\":2,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,"
+         "\"tid\":24,\"ts\":5009,\"dur\":2,\"args\":{\"cuda_sync_kind\":\"Stream Wait Event\","
+         "\"wait_on_stream\":20,\"wait_on_cuda_event_record_corr_id\":%d,\"stream\":24,"
+         "\"correlation\":%d}},",
+         record_ts, r, w, r, w);
+  host(b, "cpu_op", "aten::addmm", 5015, 20);
+  launch_on(b, "kernel_b", 5020, 5030, 100, 24);
+}
+
+/* The untraced gap's end shows the event ordering: recorded inside the gap, while no kernel
+ * ran, the wait held nothing, and the item says so (the idle stays the host's untraced
+ * work, not an event wait); an event recorded before the gap (inside aten::mm) may have
+ * held the stream, so nothing is said of it. */
+Test(report, an_untraced_gap_ending_in_event_ordering_says_so, .init = setup, .fini = teardown) {
+  for (int late = 0; late < 2; late++) {
+    tb b;
+    untraced_then_event_order(&b, late ? 5000 : 12);
+    an_report *r = run_buffer(&b);
+    const an_summary_item *it = untraced_item(r, "aten::mm", "aten::addmm");
+    cr_assert_not_null(it, "case %d", late);
+    const an_idle_cause *x = rp_item_untraced(it);
+    cr_assert_eq(x->kind, AN_IDLE_HOST, "the host's silence, not an event wait");
+    char *md = render(rp_markdown, r);
+    if (late) {
+      cr_assert_str_eq(x->event_stream, "24");
+      cr_assert_str_eq(x->event_on_stream, "20");
+      cr_assert_not_null(strstr(md,
+                                "stream 24 made to wait for it (cudaStreamWaitEvent: it "
+                                "waits for stream 20)"),
+                         "%s", md);
+    } else {
+      cr_assert_null(x->event_stream, "recorded before the gap: it may have held");
+      cr_assert_null(strstr(md, "event ordering"), "%s", md);
+    }
+    free(md);
+    an_report_destroy(r);
+  }
+}
