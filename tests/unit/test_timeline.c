@@ -975,6 +975,22 @@ Test(timeline, a_pageable_copy_done_on_the_gpu_blocks_its_thread, .init = setup,
   account_free(&a);
 }
 
+/* The host (thread 1) records an event at record_ts (stream 20's) and makes stream 24 wait
+ * for it at wait_ts (cudaStreamWaitEvent, and the cuda_sync record Kineto keeps of it). */
+static void stream_waits_on_event(tb *b, double record_ts, double wait_ts) {
+  int r = b->corr++, w = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"pid\":1,"
+         "\"tid\":1,\"ts\":%.3f,\"dur\":5,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"pid\":1,"
+         "\"tid\":1,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,"
+         "\"tid\":24,\"ts\":%.3f,\"dur\":2,\"args\":{\"cuda_sync_kind\":\"Stream Wait Event\","
+         "\"wait_on_stream\":20,\"wait_on_cuda_event_record_corr_id\":%d,\"stream\":24,"
+         "\"correlation\":%d}},",
+         record_ts, r, wait_ts, w, wait_ts + 1, r, w);
+}
+
 /* A stream's wait on an event recorded at record_ts by the host (cudaEventRecord on thread
  * 1), and kernel B on stream 24, launched at 30 behind that wait, running at 1010 after A
  * ends at 520 on stream 7. */
@@ -982,17 +998,7 @@ static void event_wait_trace(tb *b, double record_ts) {
   tb_begin(b);
   host(b, "user_annotation", "ProfilerStep#1", 0, 2000);
   launch(b, "kernel_a", 10, 20, 500);
-  int r = b->corr++, w = b->corr++;
-  tb_add(b,
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"pid\":1,"
-         "\"tid\":1,\"ts\":%.3f,\"dur\":5,\"args\":{\"correlation\":%d}},"
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"pid\":1,"
-         "\"tid\":1,\"ts\":25,\"dur\":2,\"args\":{\"correlation\":%d}},"
-         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,"
-         "\"tid\":24,\"ts\":26,\"dur\":2,\"args\":{\"cuda_sync_kind\":\"Stream Wait Event\","
-         "\"wait_on_stream\":20,\"wait_on_cuda_event_record_corr_id\":%d,\"stream\":24,"
-         "\"correlation\":%d}},",
-         record_ts, r, w, r, w);
+  stream_waits_on_event(b, record_ts, 25);
   launch_on(b, "kernel_b", 30, 1010, 100, 24);
 }
 
@@ -3820,17 +3826,7 @@ static void untraced_then_event_order(tb *b, double record_ts) {
   host(b, "user_annotation", "ProfilerStep#1", 0, 6000);
   host(b, "cpu_op", "aten::mm", 5, 20);
   launch(b, "kernel_a", 10, 20, 500);
-  int r = b->corr++, w = b->corr++;
-  tb_add(b,
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"pid\":1,"
-         "\"tid\":1,\"ts\":%.3f,\"dur\":5,\"args\":{\"correlation\":%d}},"
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"pid\":1,"
-         "\"tid\":1,\"ts\":5008,\"dur\":2,\"args\":{\"correlation\":%d}},"
-         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,"
-         "\"tid\":24,\"ts\":5009,\"dur\":2,\"args\":{\"cuda_sync_kind\":\"Stream Wait Event\","
-         "\"wait_on_stream\":20,\"wait_on_cuda_event_record_corr_id\":%d,\"stream\":24,"
-         "\"correlation\":%d}},",
-         record_ts, r, w, r, w);
+  stream_waits_on_event(b, record_ts, 5008);
   host(b, "cpu_op", "aten::addmm", 5015, 20);
   launch_on(b, "kernel_b", 5020, 5030, 100, 24);
 }
