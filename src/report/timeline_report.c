@@ -1713,8 +1713,9 @@ static void trend_text(const an_summary_item *it, char *b, size_t cap) {
   if (it->shape == AN_SHAPE_SPREAD) {
     snprintf(b + len, cap - len,
              "; the %s varies from step to step in no order over the capture's %zu steps, %s "
-             "to %s ms, the most at %s (the mean hides it: some steps wait and others do "
-             "not; compare the ranks' traces at that step)",
+             "to %s ms, the most at %s (the mean hides it: how late the awaited work arrives "
+             "changes from step to step, not with the run's progress; compare the ranks' traces "
+             "at that step)",
              what, it->trend_steps, from, to, at);
     return;
   }
