@@ -701,7 +701,7 @@ bool rp_drain_sentence(const an_stage_timeline *tl, rp_drain_parts *p) {
            " blocked %s ms while the GPU ran the work queued before it (the GPU ran %s ms behind "
            "the host), so the step starts on an empty queue and the host's first work reaches "
            "the GPU as idle until a kernel sits queued again (the rows say what the host did "
-           "meanwhile; JSON cause `drain`).",
+           "meanwhile; the JSON causes' drain).",
            q, q);
   p->what = d->what;
   p->location = d->location;
