@@ -99,6 +99,7 @@ typedef struct rank_entry {
 typedef struct framework_entry {
   te_entry hdr;
   const char *label;
+  const char *repository; /* "owner/name"; NULL: none */
   size_t n_aliases;
   const char **aliases;
 } framework_entry;

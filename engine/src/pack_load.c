@@ -633,13 +633,19 @@ static te_entry *parse_rank(te_vctx *v, const ty_node *item, const char *what, v
 }
 
 static te_entry *parse_framework(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS, "label", "aliases", NULL};
+  static const char *const keys[] = {HEADER_KEYS, "label", "repository", "aliases", NULL};
   (void)ctx;
   framework_entry *e = TE_ENTRY_NEW(v, item, what, keys, framework_entry);
   if (!e) return NULL;
   const ty_node *x;
   e->label = e->hdr.id;
   if ((x = ty_get(item, "label"))) e->label = te_get_nonempty_str(v, x, "label");
+  if ((x = ty_get(item, "repository")) &&
+      (e->repository = te_get_nonempty_str(v, x, "repository"))) {
+    const char *slash = strchr(e->repository, '/');
+    if (!slash || slash == e->repository || !slash[1] || strchr(slash + 1, '/'))
+      te_verr(v, x, "repository must be \"owner/name\", not '%.80s'", e->repository);
+  }
   if ((x = ty_get(item, "aliases"))) e->aliases = te_get_str_list(v, x, "aliases", &e->n_aliases);
   return &e->hdr;
 }

@@ -715,6 +715,7 @@ static void build_stages_and_frameworks(fin_ctx *fc) {
     const framework_entry *e = (const framework_entry *)s->frameworks.items[i];
     r->frameworks[i].id = e->hdr.id;
     r->frameworks[i].label = e->label;
+    r->frameworks[i].repository = e->repository;
     r->frameworks[i].n_aliases = e->n_aliases;
     r->frameworks[i].aliases = e->aliases;
   }

@@ -678,6 +678,9 @@ typedef struct an_fuse_row {
    * its framework-agnostic ones; an owned array of borrowed strings */
   size_t n_candidate_paths;
   const char **candidate_paths;
+  /* per candidate path, the repository it is in ("owner/name": the run's framework's, for
+   * its own paths and those of a pattern gated on it), NULL when none is stated; owned */
+  const char **candidate_repos;
   const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
   an_platform port_platform;  /* origin AN_FUSION_PORT: the platform the path lacks */
   /* Issue 31: whether the pattern's fused kernel already runs (in this stage, or in

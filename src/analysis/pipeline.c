@@ -889,6 +889,7 @@ static an_status build_tables(run_state *r, double min_share_pct) {
       .min_share_pct = min_share_pct,
       .kernel_table_limit = r->opt->kernel_table_limit,
       .framework_id = fm->fw->id,
+      .framework_repository = fm->fw->repository,
       .model_path = c->model.value,
       .tp_size = c->tp_size.value,
       .platform = c->platform.value,

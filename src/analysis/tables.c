@@ -191,6 +191,7 @@ static an_fusion_origin fusion_origin(te_origin_kind o) {
 
 static void fuse_row_free(an_fuse_row *r) {
   free(r->candidate_paths);
+  free(r->candidate_repos);
   free(r->roles);
   free(r->related);
   free(r->evidence);
@@ -1177,6 +1178,27 @@ static void apply_state(fmatch *m, const gate_info *g, const an_stage_tables *st
 /* The fuse table of one stage (docs/reference.md §7.2): every pattern matched, then
  * de-duplicated. Row identity: (name, location, cpu op) are interned in one table, so
  * the row index identifies it within a stage. */
+/* Each candidate path's repository (an_fuse_row.candidate_repos): the run framework's for
+ * its own paths (framework_paths) and for every path of a pattern gated on it; none for a
+ * framework-agnostic pattern's paths or anything else the row cites. False when out of
+ * memory. */
+static bool fill_repos(an_fuse_row *r, const te_fusion_pattern *p, const an_tables_options *opt) {
+  const char *fw = opt->framework_id;
+  r->candidate_repos =
+      calloc(r->n_candidate_paths ? r->n_candidate_paths : 1, sizeof *r->candidate_repos);
+  if (!r->candidate_repos) return false;
+  bool own = p->framework && fw && !strcmp(p->framework, fw);
+  for (size_t k = 0; k < r->n_candidate_paths; k++) {
+    const char *path = r->candidate_paths[k];
+    for (size_t i = 0; own && i < p->n_candidate_paths; i++)
+      if (path == p->candidate_paths[i]) r->candidate_repos[k] = opt->framework_repository;
+    for (size_t i = 0; fw && i < p->n_framework_paths; i++)
+      if (path == p->framework_paths[i].path && !strcmp(p->framework_paths[i].framework, fw))
+        r->candidate_repos[k] = opt->framework_repository;
+  }
+  return true;
+}
+
 static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, const char *model_lc,
                        an_stage_tables *st) {
   size_t np = te_rules_fusion_count(rules);
@@ -1211,6 +1233,7 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
     ok = p->merge ? match_merge(p, pi, st, texts, mark, opt, set, &ms[nm], &hit)
                   : match_pattern(p, &rh, pi, st, texts, mark, opt, set, &ms[nm], &hit);
     if (hit && context) apply_state(&ms[nm], &gi[pi], st, opt->tp_size);
+    if (hit && ok) ok = fill_repos(&ms[nm].row, p, opt);
     if (hit) nm++;
   }
   if (ok) ok = dedupe_matches(ms, nm, np, st, set->fuse_render_min_share_pct, context);

@@ -57,17 +57,18 @@ typedef struct an_tables {
 } an_tables;
 
 typedef struct an_tables_options {
-  double min_share_pct;     /* kernel-table bar, already resolved (an_run decides it) */
-  long kernel_table_limit;  /* 0 = all */
-  const char *framework_id; /* resolved framework of the formal traces */
-  const char *model_path;   /* run context model, NULL when unknown */
-  long tp_size;             /* run context TP size, 1 when unknown */
-  an_platform platform;     /* run context platform, AN_PLATFORM_UNKNOWN when unknown */
-  bool component_evidence;  /* fuse.component_evidence: evidence and platform gates apply */
-  long arch;                /* run context compute capability x 10, 0 when unknown */
-  const an_steps *steps;    /* parallel to the formal views: rows' steps_us; NULL: = total */
-  an_topology topology;     /* run context: whether the TP group spans nodes */
-  an_workload workload;     /* the run's kind (fusion patterns' workloads: gate) */
+  double min_share_pct;             /* kernel-table bar, already resolved (an_run decides it) */
+  long kernel_table_limit;          /* 0 = all */
+  const char *framework_id;         /* resolved framework of the formal traces */
+  const char *framework_repository; /* its repository ("owner/name"), NULL when not stated */
+  const char *model_path;           /* run context model, NULL when unknown */
+  long tp_size;                     /* run context TP size, 1 when unknown */
+  an_platform platform;             /* run context platform, AN_PLATFORM_UNKNOWN when unknown */
+  bool component_evidence;          /* fuse.component_evidence: evidence and platform gates apply */
+  long arch;                        /* run context compute capability x 10, 0 when unknown */
+  const an_steps *steps; /* parallel to the formal views: rows' steps_us; NULL: = total */
+  an_topology topology;  /* run context: whether the TP group spans nodes */
+  an_workload workload;  /* the run's kind (fusion patterns' workloads: gate) */
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the

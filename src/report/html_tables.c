@@ -371,6 +371,23 @@ static void loc_list(rp_hw *hw, const char *title, const char *const *items,
   rp_hw_printf(hw, "</ul>");
 }
 
+/* The candidate fused paths, each after its repository when one is stated. */
+static void fused_paths(rp_hw *hw, const an_fuse_row *f) {
+  rp_hw_printf(hw, "<p>Fused path:</p><ul class=\"loc\">");
+  for (size_t i = 0; i < f->n_candidate_paths; i++) {
+    const char *repo = f->candidate_repos ? f->candidate_repos[i] : NULL;
+    rp_hw_printf(hw, "<li>");
+    if (repo) {
+      rp_hw_text(hw, repo);
+      rp_hw_printf(hw, ": ");
+    }
+    rp_hw_text(hw, f->candidate_paths[i]);
+    rp_hw_printf(hw, "</li>");
+  }
+  if (!f->n_candidate_paths) rp_hw_printf(hw, "<li>-</li>");
+  rp_hw_printf(hw, "</ul>");
+}
+
 static void fusion_evidence(rp_hw *hw, size_t si, const an_fuse_row *f) {
   rp_hw_printf(hw,
                "<td class=\"evidence\"><details class=\"evidence\"><summary>%zu evidence "
@@ -382,7 +399,7 @@ static void fusion_evidence(rp_hw *hw, size_t si, const an_fuse_row *f) {
   rp_hw_printf(hw, "</tbody></table>");
   loc_list(hw, "Launched today from:", (const char *const *)f->locations, f->location_kinds,
            f->n_locations);
-  loc_list(hw, "Fused path:", f->candidate_paths, NULL, f->n_candidate_paths);
+  fused_paths(hw, f);
   rp_hw_printf(hw, "</details></td>");
 }
 

@@ -707,7 +707,8 @@ static double fuse_max_us(const an_stage_report *st) {
 }
 
 static void fuse_cells(FILE *f, const an_fuse_row *r) {
-  char *cells[] = {rp_fuse_locations_cell(r), rp_fuse_candidates_cell(r), rp_fuse_rationale(r)};
+  char *cells[] = {rp_fuse_locations_cell(r), rp_fuse_candidates_cell(r, true),
+                   rp_fuse_rationale(r)};
   for (size_t k = 0; k < 3; k++) {
     fputs(" | ", f);
     rp_md_cell_text(f, cells[k] ? cells[k] : "?");

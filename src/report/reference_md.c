@@ -89,10 +89,14 @@ static int fuse_rows(FILE *f, const an_stage_report *st) {
   for (size_t i = 0; i < st->n_fuse; i++) {
     const an_fuse_row *r = &st->fuse[i];
     if (!r->shown) continue;
-    char *cells[] = {strdup(r->pattern_name),    strdup(rp_fuse_confidence(r->confidence)),
-                     fmt_ms(r->related_us),      fmt_pct(r->share_pct),
-                     rp_fuse_evidence_cell(r),   rp_fuse_locations_cell(r),
-                     rp_fuse_candidates_cell(r), rp_fuse_rationale(r)};
+    char *cells[] = {strdup(r->pattern_name),
+                     strdup(rp_fuse_confidence(r->confidence)),
+                     fmt_ms(r->related_us),
+                     fmt_pct(r->share_pct),
+                     rp_fuse_evidence_cell(r),
+                     rp_fuse_locations_cell(r),
+                     rp_fuse_candidates_cell(r, false),
+                     rp_fuse_rationale(r)};
     int rc = row_cells(f, cells, 8);
     free_cells(cells, 8);
     if (rc != 0) return -1;

@@ -145,18 +145,36 @@ static bool fuse_state_json(cJSON *o, const an_fuse_row *r) {
          cJSON_AddNumberToObject(o, "chained_pct", an_round3(r->chained_pct));
 }
 
+/* Per candidate path, its repository or null. */
+static cJSON *repo_array(const an_fuse_row *r) {
+  cJSON *a = cJSON_CreateArray();
+  for (size_t i = 0; a && i < r->n_candidate_paths; i++) {
+    const char *repo = r->candidate_repos ? r->candidate_repos[i] : NULL;
+    cJSON *x = repo ? cJSON_CreateString(repo) : cJSON_CreateNull();
+    if (!x) {
+      cJSON_Delete(a);
+      return NULL;
+    }
+    cJSON_AddItemToArray(a, x);
+  }
+  return a;
+}
+
 static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
   cJSON_AddItemToArray(fs, o);
   cJSON *paths = str_array(r->candidate_paths, r->n_candidate_paths);
+  cJSON *repos = repo_array(r);
   cJSON *rel = str_array(r->related, r->n_related);
-  if (!paths || !rel) {
+  if (!paths || !repos || !rel) {
     cJSON_Delete(paths);
+    cJSON_Delete(repos);
     cJSON_Delete(rel);
     return false;
   }
   cJSON_AddItemToObject(o, "candidate_paths", paths);
+  cJSON_AddItemToObject(o, "candidate_repositories", repos);
   cJSON_AddItemToObject(o, "related_kernels", rel);
   return cJSON_AddStringToObject(o, "id", r->pattern_id) &&
          cJSON_AddStringToObject(o, "pattern", r->pattern_name) &&

@@ -152,10 +152,13 @@ char *rp_fuse_locations_cell(const an_fuse_row *r) {
   return text_done(&t);
 }
 
-char *rp_fuse_candidates_cell(const an_fuse_row *r) {
+char *rp_fuse_candidates_cell(const an_fuse_row *r, bool with_repos) {
   ut_buf t = {0};
-  for (size_t i = 0; i < r->n_candidate_paths; i++)
-    ut_buf_addf(&t, "%s%s", i ? "<br>" : "", r->candidate_paths[i]);
+  for (size_t i = 0; i < r->n_candidate_paths; i++) {
+    const char *repo = with_repos && r->candidate_repos ? r->candidate_repos[i] : NULL;
+    ut_buf_addf(&t, "%s%s%s%s", i ? "<br>" : "", repo ? repo : "", repo ? ": " : "",
+                r->candidate_paths[i]);
+  }
   if (!r->n_candidate_paths) ut_buf_add(&t, "-");
   return text_done(&t);
 }

@@ -49,11 +49,13 @@ char *rp_fuse_evidence_cell(const an_fuse_row *r); /* "name (x.y%)<br>..." or "-
  * the fusion table writes beside the saving per step. */
 const char *rp_saving_basis(an_saving_basis b);
 const char *rp_saving_basis_text(an_saving_basis b);
-char *rp_fuse_locations_cell(const an_fuse_row *r);  /* "func @ path:line<br>..." or "-" */
-char *rp_fuse_candidates_cell(const an_fuse_row *r); /* candidate paths or "-" */
-char *rp_fuse_rationale(const an_fuse_row *r);       /* the sentence, then the hint */
-char *rp_fuse_status(const an_fuse_row *r);          /* "mainline direct", "pending split" */
-const char *rp_fuse_confidence(an_confidence c);     /* "Confirmed", "Candidate", "unknown" */
+char *rp_fuse_locations_cell(const an_fuse_row *r); /* "func @ path:line<br>..." or "-" */
+/* The candidate paths joined by <br>, or "-"; with_repos: each path of a stated repository
+ * as "owner/name: path" (the reference layout has none). */
+char *rp_fuse_candidates_cell(const an_fuse_row *r, bool with_repos);
+char *rp_fuse_rationale(const an_fuse_row *r);   /* the sentence, then the hint */
+char *rp_fuse_status(const an_fuse_row *r);      /* "mainline direct", "pending split" */
+const char *rp_fuse_confidence(an_confidence c); /* "Confirmed", "Candidate", "unknown" */
 /* The Confidence cell: "in use", "in use (other stage)", "over cap", else the confidence. */
 const char *rp_fuse_verdict(const an_fuse_row *r);
 const char *rp_fuse_state(an_fuse_state s);       /* "opportunity", "in-use", ... (JSON) */

@@ -409,8 +409,10 @@ Test(merge, a_framework_layer_is_cited_on_its_framework, .init = setup, .fini = 
   an_report *rep = report_of(rules, BLOCK_ATTN);
   const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
   cr_assert_not_null(r);
-  for (size_t i = 0; i < r->n_candidate_paths; i++)
+  for (size_t i = 0; i < r->n_candidate_paths; i++) {
     cr_assert_null(strstr(r->candidate_paths[i], "vllm"), "%s", r->candidate_paths[i]);
+    cr_assert_null(r->candidate_repos[i], "a generic recipe is in no framework's repository");
+  }
   cr_assert_geq(r->n_candidate_paths, 1);
   an_report_destroy(rep);
   rep = report_fw("vllm", BLOCK_ATTN);
@@ -418,6 +420,16 @@ Test(merge, a_framework_layer_is_cited_on_its_framework, .init = setup, .fini = 
   cr_assert_not_null(r);
   cr_assert_geq(r->n_candidate_paths, 2);
   cr_assert(strstr(r->candidate_paths[0], "QKVParallelLinear"), "%s", r->candidate_paths[0]);
+  /* vLLM's own layer is in vLLM's repository (frameworks: repository), the recipe in none */
+  cr_assert_str_eq(r->candidate_repos[0], "vllm-project/vllm");
+  cr_assert_null(r->candidate_repos[r->n_candidate_paths - 1]);
+  char *cell = rp_fuse_candidates_cell(r, true);
+  cr_assert_not_null(strstr(cell, "vllm-project/vllm: vllm/model_executor/layers/linear.py"), "%s",
+                     cell);
+  free(cell);
+  cell = rp_fuse_candidates_cell(r, false);
+  cr_assert_null(strstr(cell, "vllm-project"), "the reference layout names no repository");
+  free(cell);
   an_report_destroy(rep);
 }
 

@@ -298,6 +298,9 @@ bool te_rules_rank_from_filename(const te_rules *r, const char *name, long *rank
 typedef struct te_framework {
   const char *id;    /* "sglang", "vllm", "trtllm", "tokenspeed" */
   const char *label; /* "SGLang", "vLLM", "TensorRT-LLM", "TokenSpeed" */
+  /* "owner/name" of the repository its fusion patterns' candidate paths are in (the
+   * fusion table names it beside each path); NULL: none stated */
+  const char *repository;
   size_t n_aliases;
   const char *const *aliases; /* accepted spellings for --framework */
 } te_framework;
