@@ -180,7 +180,7 @@ bool rp_item_alternative(const an_summary_item *it, an_summary_item *alt) {
 static void alternative(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx) {
   an_summary_item alt;
   if (!rp_item_alternative(it, &alt)) return;
-  char basis[RP_BASIS_BYTES], b[96], t[48];
+  char b[96], t[48];
   text(fn, ctx, " Alternative: ");
   text(fn, ctx, rp_summary_action(&alt, w));
   text(fn, ctx, ": at most ");
@@ -189,8 +189,7 @@ static void alternative(const an_summary_item *it, an_workload w, rp_part_fn fn,
   fn(ctx, RP_PART_BOUND, t, NULL);
   snprintf(b, sizeof b, " (%.1f%% of the step); basis: ", alt.share_pct);
   text(fn, ctx, b);
-  rp_summary_basis(&alt, w, basis, sizeof basis);
-  fn(ctx, RP_PART_BASIS, basis, NULL);
+  rp_summary_basis_parts(&alt, w, fn, ctx);
   rp_fmt_ms(t, sizeof t, it->together_us);
   snprintf(b, sizeof b, ". Both together: at most %s ms/step.", t);
   text(fn, ctx, b);
@@ -233,13 +232,11 @@ static void not_additive(const an_summary_item *it, rp_part_fn fn, void *ctx) {
 }
 
 void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx) {
-  char basis[RP_BASIS_BYTES];
   fn(ctx, RP_PART_ACTION, rp_summary_action(it, w), NULL);
   subject(it, fn, ctx);
   bound(it, fn, ctx);
-  rp_summary_basis(it, w, basis, sizeof basis);
   text(fn, ctx, "; basis: ");
-  fn(ctx, RP_PART_BASIS, basis, NULL);
+  rp_summary_basis_parts(it, w, fn, ctx);
   text(fn, ctx, ".");
   alternative(it, w, fn, ctx);
   evidence(it, fn, ctx);

@@ -1536,6 +1536,67 @@ static void precision_basis(const an_summary_item *it, const char *x, char *b, s
            it->count == 1 ? " takes" : "s take", x, pct, split, yet, how, won, their);
 }
 
+/* A basis written as parts into one string: the names in backticks (rp_summary_basis). */
+typedef struct basis_buf {
+  char *b;
+  size_t cap, len;
+} basis_buf;
+
+static void basis_text(void *ctx, rp_part part, const char *s, const char *ref) {
+  (void)ref;
+  basis_buf *x = ctx;
+  if (x->len >= x->cap) return;
+  const char *tick = part == RP_PART_NAME ? "`" : "";
+  int n = snprintf(x->b + x->len, x->cap - x->len, "%s%s%s", tick, s, tick);
+  x->len = n < 0 ? x->cap : x->len + (size_t)n;
+}
+
+/* The exposed basis (an overlap item's recoverable time; an eliminate item's, with its
+ * buffer op as a name part). */
+static void exposed_parts(const an_summary_item *it, rp_part_fn fn, void *ctx) {
+  char x[32], y[32], b[RP_BASIS_BYTES];
+  rp_fmt_ms(x, sizeof x, it->basis_us);
+  rp_fmt_ms(y, sizeof y, it->detail_us);
+  const char *part = it->kind == AN_SUMMARY_OVERLAP && it->at_stake_us < it->basis_us
+                         ? " (a collective: its transfer part only)"
+                         : "";
+  /* the recoverable is part of the kernel's time: say both, as printed */
+  if (it->detail_us > it->basis_us && strcmp(x, y) != 0)
+    snprintf(b, sizeof b,
+             "its recoverable time, %s ms/step: the exposed part of its own %s ms/step in "
+             "the step, bounded by the work another stream could run%s",
+             x, y, part);
+  else
+    snprintf(b, sizeof b,
+             "its recoverable time: exposed, bounded by the work another stream could run "
+             "and by its own %s ms in the step%s",
+             x, part);
+  fn(ctx, RP_PART_BASIS, b, NULL);
+  if (it->lever && it->lever_op) { /* an eliminate item's buffer op: its lever */
+    char op[96];
+    snprintf(op, sizeof op, "%.80s", it->lever_op);
+    fn(ctx, RP_PART_BASIS, "; its copies run under ", NULL);
+    fn(ctx, RP_PART_NAME, op, NULL);
+    snprintf(b, sizeof b, ": %s", it->lever);
+    fn(ctx, RP_PART_BASIS, b, NULL);
+  } else if (it->lever) { /* a collective already on its own stream */
+    snprintf(b, sizeof b,
+             "; it already runs on a stream of its own, so what puts compute beside it is: %s",
+             it->lever);
+    fn(ctx, RP_PART_BASIS, b, NULL);
+  }
+}
+
+void rp_summary_basis_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx) {
+  if (!it->n_pool && it->basis == AN_BASIS_EXPOSED) {
+    exposed_parts(it, fn, ctx);
+    return;
+  }
+  char b[RP_BASIS_BYTES];
+  rp_summary_basis(it, w, b, sizeof b);
+  fn(ctx, RP_PART_BASIS, b, NULL);
+}
+
 /* An investigate item: its share, what is unknown, what to read. */
 /* The eager chain: its runs' time less each run's longest launch; when other streams cover part
  * of it, the bound is the part that ran alone, and the basis says so. Their launches under
@@ -1901,29 +1962,9 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
       return;
     }
     case AN_BASIS_EXPOSED: {
-      const char *part = it->kind == AN_SUMMARY_OVERLAP && it->at_stake_us < it->basis_us
-                             ? " (a collective: its transfer part only)"
-                             : "";
-      rp_fmt_ms(y, sizeof y, it->detail_us);
-      /* the recoverable is part of the kernel's time: say both, as printed */
-      if (it->detail_us > it->basis_us && strcmp(x, y) != 0)
-        snprintf(b, cap,
-                 "its recoverable time, %s ms/step: the exposed part of its own %s ms/step in "
-                 "the step, bounded by the work another stream could run%s",
-                 x, y, part);
-      else
-        snprintf(b, cap,
-                 "its recoverable time: exposed, bounded by the work another stream could run "
-                 "and by its own %s ms in the step%s",
-                 x, part);
-      size_t len = strlen(b);
-      if (it->lever && it->lever_op && len < cap) /* an eliminate item's buffer op: its lever */
-        snprintf(b + len, cap - len, "; its copies run under `%.80s`: %s", it->lever_op, it->lever);
-      else if (it->lever && len < cap) /* a collective already on its own stream */
-        snprintf(b + len, cap - len,
-                 "; it already runs on a stream of its own, so what puts compute beside it "
-                 "is: %s",
-                 it->lever);
+      basis_buf bb = {b, cap, 0};
+      b[0] = 0;
+      exposed_parts(it, basis_text, &bb);
       return;
     }
     case AN_BASIS_ROUND_TRIP:

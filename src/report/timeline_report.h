@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis/model.h"
+#include "report/item_text.h"
 #include "triage/rules.h"
 
 const char *rp_idle_kind(an_idle_kind k); /* "sync", "host", "launch", ... (JSON keys) */
@@ -158,6 +159,11 @@ double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
   "the trace cannot confirm (a host stall with no lever named, or a change whose "          \
   "availability the trace does not show)."
 void rp_summary_basis(const an_summary_item *it, an_workload w, char *buf, size_t cap);
+/* The same basis as parts (item_text.h): the names it holds as RP_PART_NAME, which each
+ * format prints as code, the words as RP_PART_BASIS. Typed so far for the exposed basis
+ * (an overlap or eliminate item and its buffer op); the other bases come as one
+ * RP_PART_BASIS with their names in backticks. */
+void rp_summary_basis_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx);
 /* The evidence label of an anchor: "I3 in decode, time account" into buf; stage_label
  * NULL: the stage as the anchor spells it. */
 void rp_evidence_label(const char *anchor, const char *stage_label, char *buf, size_t cap);

@@ -656,3 +656,50 @@ Test(report, tuning_item_states_its_fp8_alternative) {
   cr_assert_null(strstr(s, "Alternative"), "%s", s);
   free(s);
 }
+
+/* Typed basis parts (sketch, one kind): an eliminate item's buffer op is a name part of its
+ * basis, which each format prints as code (HTML <code>, Markdown backticks); the one-string
+ * basis keeps it in backticks, as before. */
+typedef struct parts_seen {
+  char names[4][128];
+  size_t n_names;
+  char basis[RP_BASIS_BYTES];
+} parts_seen;
+
+static void see_part(void *ctx, rp_part part, const char *s, const char *ref) {
+  (void)ref;
+  parts_seen *p = ctx;
+  if (part == RP_PART_NAME && p->n_names < 4)
+    snprintf(p->names[p->n_names++], sizeof p->names[0], "%s", s);
+  if (part == RP_PART_BASIS || part == RP_PART_NAME)
+    strncat(p->basis, s, sizeof p->basis - strlen(p->basis) - 1);
+}
+
+Test(report, an_eliminate_basis_names_its_buffer_op_as_a_name_part) {
+  an_summary_item it = {.kind = AN_SUMMARY_OVERLAP,
+                        .action = AN_ACTION_ELIMINATE,
+                        .basis = AN_BASIS_EXPOSED,
+                        .basis_us = 1920,
+                        .at_stake_us = 1920,
+                        .detail_us = 1920,
+                        .lever_op = "torch.distributed.ddp.reducer::copy_bucket_to_grad",
+                        .lever = "copy into the bucket views instead"};
+  parts_seen p = {0};
+  rp_summary_basis_parts(&it, AN_WORKLOAD_TRAINING, see_part, &p);
+  cr_assert_eq(p.n_names, 1);
+  cr_assert_str_eq(p.names[0], "torch.distributed.ddp.reducer::copy_bucket_to_grad");
+  char basis[RP_BASIS_BYTES];
+  rp_summary_basis(&it, AN_WORKLOAD_TRAINING, basis, sizeof basis);
+  cr_assert_not_null(
+      strstr(basis,
+             "; its copies run under `torch.distributed.ddp.reducer::copy_bucket_to_grad`: "
+             "copy into the bucket views instead"),
+      "%s", basis);
+  /* the parts are the string's words, the name without its backticks */
+  cr_assert_not_null(strstr(p.basis, "under torch.distributed.ddp.reducer::copy_bucket_to_grad: "),
+                     "%s", p.basis);
+  it.lever_op = NULL; /* a collective on its own stream: no name, one part */
+  parts_seen q = {0};
+  rp_summary_basis_parts(&it, AN_WORKLOAD_TRAINING, see_part, &q);
+  cr_assert_eq(q.n_names, 0);
+}
