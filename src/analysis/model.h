@@ -159,6 +159,16 @@ typedef struct an_workload_fact {
                            SERVER_ARGS, or UNKNOWN */
 } an_workload_fact;
 
+/* Whether the run executed torch.compile'd code (analysis/workload.h): an event of
+ * torch.compile's own (matcher compiled_region: a compiled frame's region, AOTAutograd's
+ * CompiledFunction, Inductor's graph call) or a kernel only Inductor emits (matcher
+ * compiled_kernel). The report says so and advises no torch.compile to such a run. */
+typedef struct an_compiled_fact {
+  bool compiled;
+  const char *evidence; /* the name that decided (interned); NULL when not compiled */
+  bool by_kernel;       /* the evidence is a kernel's name (no torch.compile event seen) */
+} an_compiled_fact;
+
 /* The step's shape as its attention ops' shapes tell it (analysis/workload.h): a prefill
  * of batch x tokens (query and keys alike), a decode (one query token a sequence against
  * kv_tokens), or a prefill on top of cached tokens (fewer queries than keys). */
@@ -203,6 +213,7 @@ typedef struct an_provenance {
                                    (overlap.plain_lines) */
   an_workload_fact workload;    /* serving, training, micro-benchmark (time account) */
   an_step_shape step_shape;     /* phase, batch x tokens from the attention ops' shapes */
+  an_compiled_fact compiled;    /* the run executed torch.compile'd code */
 } an_provenance;
 
 /* ------------------------------------------------------------------ kernels */

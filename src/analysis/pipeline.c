@@ -1144,6 +1144,7 @@ static an_status build_timeline(run_state *r) {
   an_workload_input wi = {fm->traces, r->steps, fm->n, fm->fw->id, fm->fw->label, fm->fw_source};
   if (rc == AN_OK) r->report.run.workload = an_workload_detect(&wi, r->rules, r->strings);
   if (rc == AN_OK) r->report.run.step_shape = an_step_shape_detect(&wi, r->rules, r->strings);
+  if (rc == AN_OK) r->report.run.compiled = an_compiled_detect(&wi, r->rules, r->strings);
   return rc == AN_OK ? AN_OK : fail(r, rc, NULL, "out of memory");
 }
 

@@ -76,6 +76,21 @@ an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules 
   return (an_workload_fact){AN_WORKLOAD_UNKNOWN, NULL, AN_SOURCE_UNKNOWN};
 }
 
+an_compiled_fact an_compiled_detect(const an_workload_input *in, const te_rules *rules,
+                                    an_strtab *strings) {
+  static const tr_kind ops[] = {TR_KIND_CPU_OP, TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
+  static const tr_kind kernels[] = {TR_KIND_KERNEL};
+  an_compiled_fact f = {0};
+  const char *e = first_in_run(in, te_rules_matcher(rules, "compiled_region"), ops, 3);
+  if (!e) {
+    e = first_in_run(in, te_rules_matcher(rules, "compiled_kernel"), kernels, 1);
+    f.by_kernel = e != NULL;
+  }
+  f.evidence = e ? an_strtab_cstr(strings, e) : NULL;
+  f.compiled = f.evidence != NULL;
+  return f;
+}
+
 /* ---------------------------------------------------------------- step shape */
 
 /* One attention call's (batch, query tokens, key tokens), from its model's q and k. */

@@ -43,6 +43,12 @@ typedef struct an_workload_input {
 an_step_shape an_step_shape_detect(const an_workload_input *in, const te_rules *rules,
                                    an_strtab *strings);
 
+/* Whether the run executed torch.compile'd code: the first CPU op or annotation the packs'
+ * compiled_region matcher names, else the first kernel their compiled_kernel matcher names
+ * (an Inductor kernel); not compiled when neither. */
+an_compiled_fact an_compiled_detect(const an_workload_input *in, const te_rules *rules,
+                                    an_strtab *strings);
+
 /* The workload of a run; evidence NULL when unknown or on out of memory. */
 an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules *rules,
                                     an_strtab *strings);

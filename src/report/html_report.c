@@ -172,6 +172,8 @@ static void header(rp_hw *hw) {
     snprintf(said, sizeof said, "Input Dims of %s (%s)", p->step_shape.op, shape_from);
     fact_said(hw, "Step shape", shape, AN_SOURCE_TRACE_CONTENT, said);
   }
+  if (p->compiled.compiled)
+    fact_said(hw, "Compiled", "torch.compile", AN_SOURCE_TRACE_CONTENT, p->compiled.evidence);
   fact(hw, "Mode", p->mode == AN_MODE_MAPPING_FORMAL ? "mapping + formal" : rp_mode(p),
        AN_SOURCE_UNKNOWN, false);
   if (hw->rep->limits.ranks_compared) {

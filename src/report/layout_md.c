@@ -125,6 +125,16 @@ static void workload_row(FILE *f, const an_workload_fact *w) {
   }
 }
 
+/* torch.compile'd code the run executed, and the name that shows it (no row when none). */
+static void compiled_row(FILE *f, const an_compiled_fact *c) {
+  if (!c->compiled) return;
+  fputs(c->by_kernel ? "| Compiled | torch.compile (an Inductor kernel) | trace ("
+                     : "| Compiled | torch.compile | trace (",
+        f);
+  code_span(f, c->evidence);
+  fputs(") |\n", f);
+}
+
 static void provenance(FILE *f, const an_report *r) {
   const an_provenance *p = &r->run;
   bool two = p->mode == AN_MODE_MAPPING_FORMAL;
@@ -158,6 +168,7 @@ static void provenance(FILE *f, const an_report *r) {
     rp_md_cell_text(f, shape_from);
     fputs(") |\n", f);
   }
+  compiled_row(f, &p->compiled);
   fact_row(f, "Mode", rp_mode(p), "inputs");
   if (two) inputs_row(f, "Mapping traces", p->mapping_inputs, p->n_mapping_inputs, "command line");
   size_t n_in = 0;

@@ -388,6 +388,17 @@ static bool workload_json(cJSON *o, const an_workload_fact *w) {
          cJSON_AddStringToObject(x, "source", rp_source_id(w->source));
 }
 
+/* Whether the run executed torch.compile'd code, and the name that shows it. */
+static bool compiled_json(cJSON *o, const an_compiled_fact *c) {
+  cJSON *x = cJSON_AddObjectToObject(o, "compiled");
+  return x && cJSON_AddBoolToObject(x, "value", c->compiled) &&
+         add_str_or_null(x, "evidence", c->evidence) &&
+         cJSON_AddStringToObject(x, "evidence_kind",
+                                 !c->compiled   ? "none"
+                                 : c->by_kernel ? "kernel"
+                                                : "event");
+}
+
 /* The step's shape from its attention ops' shapes, or null. */
 static bool step_shape_json(cJSON *o, const an_step_shape *s) {
   if (s->phase == AN_PHASE_UNKNOWN) return cJSON_AddNullToObject(o, "step_shape") != NULL;
@@ -409,7 +420,7 @@ static bool provenance_json(cJSON *root, const an_provenance *p) {
          fact_json(o, "mapping_framework", str_or_null(p->mapping_framework.label),
                    p->mapping_framework.source) &&
          workload_json(o, &p->workload) && step_shape_json(o, &p->step_shape) &&
-         add_str_or_null(o, "version", p->version);
+         compiled_json(o, &p->compiled) && add_str_or_null(o, "version", p->version);
 }
 
 /* The anchors an item's line links (report/item_text.h), into a JSON array. */

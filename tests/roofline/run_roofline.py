@@ -91,7 +91,13 @@ evidence   review 16 defect 2 (../shared; exit 77 without it): on every shared t
            GEMMs by a gate/up launch at 619 TFLOP/s, not the row's 587 average), and
            tracelens' GEMM merge item adds the tuning of the launches it leaves (review 16
            defect 1: different launches, so the bounds add; the TunableOp lever named).
-usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases|precision|balanced|evidence --triage BIN --source DIR [--shared DIR]
+compiled   review 16 defect 1 (../shared; exit 77 without it): a run that executed
+           torch.compile'd code says so (provenance.compiled, the Markdown run table's
+           Compiled row) exactly when the trace holds a torch.compile event (Torch-Compiled
+           Region, CompiledFunction, Inductor's CompiledFxGraph call) or an Inductor kernel
+           (triton_poi/red/per/tem_fused_...), read here from the raw trace; and no item of
+           such a run advises torch.compile itself (a mode of it, max-autotune, may be named).
+usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases|precision|balanced|evidence|compiled --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
@@ -1414,11 +1420,48 @@ def evidence(args):
     return 1 if failures else 0
 
 
+COMPILED_EVENT = re.compile(r'"name":\s*"(Torch-Compiled Region[^"]*|CompiledFunction|'
+                            r'CompiledFunctionBackward|## Call CompiledFxGraph [^"]*)"')
+INDUCTOR_KERNEL = re.compile(r'"name":\s*"triton_(poi|red|per|tem)_fused[^"]*"')
+
+
+def compiled(args):
+    traces = real_traces(args)
+    if traces is None:
+        return 77
+    failures, seen = [], 0
+    for name, path in traces:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+            raw = f.read()
+        expect = bool(COMPILED_EVENT.search(raw) or INDUCTOR_KERNEL.search(raw))
+        rep = run_json(args.triage, path)
+        got = rep["provenance"]["compiled"]
+        md = subprocess.run([args.triage, "--quiet", path], capture_output=True, timeout=600,
+                            text=True).stdout
+        row = "| Compiled | torch.compile" in md
+        if got["value"] != expect or row != expect or (expect and not got["evidence"]):
+            failures.append("%s: compiled %r (row %r), the trace says %r" % (
+                name, got, row, expect))
+        if not expect:
+            continue
+        seen += 1
+        for it in rep["summary"] + rep["leads"]:
+            t = it["text"].replace('torch.compile(mode="max-autotune")', "")
+            if "torch.compile" in t:
+                failures.append("%s: a compiled run is advised torch.compile: %r" % (
+                    name, it["text"][:200]))
+    for f in failures:
+        print("FAIL " + f)
+    print("compiled runs, %d compiled traces, %d failures" % (seen, len(failures)))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
                                       "unbounded", "grouped", "levers", "floor", "bases",
-                                      "precision", "balanced", "evidence"])
+                                      "precision", "balanced", "evidence", "compiled"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -1428,7 +1471,7 @@ def main():
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
              "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
              "floor": floor, "bases": bases, "precision": precision,
-             "balanced": balanced, "evidence": evidence}
+             "balanced": balanced, "evidence": evidence, "compiled": compiled}
     return modes[args.mode](args)
 
 
