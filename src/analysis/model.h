@@ -1673,6 +1673,9 @@ typedef struct an_summary_item {
    * item holds (its siblings' launches), left out of basis_us: the merge's bound counts it,
    * with the merged GEMM at the best rate of its format (summary_roofline.c). */
   double merged_us;
+  /* The run executed torch.compile'd code (an_provenance.compiled): the texts that would
+   * propose torch.compile (launch-bound, the eager chains) propose what is left instead. */
+  bool compiled_run;
   /* Overlap items of a collective split by launch context: the row holds the launches under
    * no labelled family ("other launches"), a root cause apart from each family's row. */
   bool context_rest;

@@ -139,6 +139,7 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
   an_summary_item *it = &c->v[c->n++];
   *it = (an_summary_item){.kind = kind,
                           .action = action,
+                          .compiled_run = c->rep->run.compiled.compiled,
                           .stage_id = g->st->id,
                           .stage_label = g->st->label,
                           .row = row,

@@ -76,6 +76,7 @@ typedef struct sm_ctx {
   const sm_lever **kernel_levers;
   size_t n_kernel_levers;
   const char *eager_dispatch, *queued_outside, *designed_sync, *queued_peers, *queued_graph;
+  const char *eager_dispatch_compiled; /* eager_dispatch's text for a compiled run */
   /* the packs' matchers the items ask per row or per item, found once (NULL: none):
    * queued_peer_stage, precision_dequant_kernel */
   const te_matcher *peer_stage, *dequant_kernel;

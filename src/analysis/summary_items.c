@@ -325,8 +325,11 @@ static void queue_lever(const sm_ctx *c, an_summary_item *it) {
  * defect 6: hta_ddp's 114.9 ms/step pool said "CPU contention, data loading" while its
  * largest part, 42 %, was DistributedDataParallel.forward dispatching eager ops). */
 static void pool_lever(const sm_ctx *c, an_summary_item *it, const an_idle_cause *top) {
-  if (top->kind != AN_IDLE_HOST || !top->what || !c->eager_dispatch) return;
-  it->lever = c->eager_dispatch;
+  /* a compiled run is not told to compile: its own text (review 16 defect 1) */
+  const char *text = it->compiled_run && c->eager_dispatch_compiled ? c->eager_dispatch_compiled
+                                                                    : c->eager_dispatch;
+  if (top->kind != AN_IDLE_HOST || !top->what || !text) return;
+  it->lever = text;
   it->lever_op = top->what;
   /* the part of the bound under that activity: its rows, each by the part the item takes */
   const an_idle_cause *v = it->timeline->total.causes;
@@ -1142,6 +1145,7 @@ bool sm_levers_resolve(sm_ctx *c) {
       break;
     }
   c->eager_dispatch = role_text(c, "eager_dispatch");
+  c->eager_dispatch_compiled = role_text(c, "eager_dispatch_compiled");
   c->queued_outside = role_text(c, "queued_outside");
   c->designed_sync = role_text(c, "designed_sync");
   c->peer_stage = te_rules_matcher(c->rules, "queued_peer_stage");

@@ -28,8 +28,11 @@ typedef enum pool_kind { POOL_NONE = 0, POOL_HOST, POOL_FUSION, POOL_CHANGE } po
  * when none. */
 static size_t change_of(const te_settings *s, const an_summary_item *it) {
   const te_list_map *m = &s->summary_shared_changes;
-  for (size_t k = 0; k < m->n; k++)
+  for (size_t k = 0; k < m->n; k++) {
+    /* a run that executed compiled code is not told to compile (review 16 defect 1) */
+    if (it->compiled_run && te_string_list_has(&s->summary_compile_changes, m->keys[k])) continue;
     if (te_string_list_has(&m->values[k], an_summary_action_id(it->action))) return k + 1;
+  }
   return 0;
 }
 

@@ -540,7 +540,8 @@ static void overlap_floor_line(FILE *f, const an_overlap_stage *o, const char *l
 /* The rows folded as pieces of a fusion row: that row is their advice and bound. */
 /* The rows folded as pieces of the eager chain: the chain item is their advice and bound;
  * each states its time, of the chain's (review 7 defects 6, 7). */
-static void overlap_chain_line(FILE *f, const an_overlap_stage *o, const stage_names *nm) {
+static void overlap_chain_line(FILE *f, const an_overlap_stage *o, const stage_names *nm,
+                               bool compiled) {
   size_t k = 0;
   double per = 1.0 / (double)(o->n_steps ? o->n_steps : 1);
   char x[32], c[32];
@@ -551,9 +552,13 @@ static void overlap_chain_line(FILE *f, const an_overlap_stage *o, const stage_n
     if (!r->cites_fusion || r->fusion_partner != AN_PARTNER_EAGER_CHAIN ||
         an_overlap_row_under_bar(o, r))
       continue;
-    fputs(k++ ? "; "
-              : "\nPieces of the eager elementwise chain, whose advice (fuse the chain: "
-                "torch.compile, or fused kernels) and bound are the chain's (not repeated here): ",
+    fputs(k++        ? "; "
+          : compiled ? "\nPieces of the eager elementwise chain, whose advice (fuse the chain: a "
+                       "wider compiled region, or fused kernels) and bound are the chain's (not "
+                       "repeated here): "
+                     : "\nPieces of the eager elementwise chain, whose advice (fuse the chain: "
+                       "torch.compile, or fused kernels) and bound are the chain's (not repeated "
+                       "here): ",
           f);
     code_span(f, names_get(nm, r->kernel));
     rp_fmt_ms(x, sizeof x, r->steps_us * per);
@@ -563,9 +568,10 @@ static void overlap_chain_line(FILE *f, const an_overlap_stage *o, const stage_n
   if (k) fputs(".\n", f);
 }
 
-static void overlap_cited_line(FILE *f, const an_stage_report *st, const stage_names *nm) {
+static void overlap_cited_line(FILE *f, const an_report *rep, const an_stage_report *st,
+                               const stage_names *nm) {
   const an_overlap_stage *o = st->overlap;
-  overlap_chain_line(f, o, nm);
+  overlap_chain_line(f, o, nm, rep->run.compiled.compiled);
   size_t k = 0;
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
@@ -607,7 +613,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   if (o->n_below_floor + o->n_cites_fusion == o->n_rows) { /* nothing to put forward */
     if (o->n_below_floor) overlap_floor_line(f, o, "No row to put forward", "");
     if (!o->n_below_floor) fputs("No row to put forward.\n", f);
-    overlap_cited_line(f, st, nm);
+    overlap_cited_line(f, rep, st, nm);
     return;
   }
   unit u = unit_for(overlap_max_us(o));
@@ -684,7 +690,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   if (rp_overlap_gpu_waits(o)) fprintf(f, "\n%s\n", rp_overlap_gpu_waits(o));
   if (rp_overlap_unrecorded(st)) fprintf(f, "\n%s\n", rp_overlap_unrecorded(st));
   if (o->n_below_floor) overlap_floor_line(f, o, "", "\n");
-  overlap_cited_line(f, st, nm);
+  overlap_cited_line(f, rep, st, nm);
 }
 
 static void fuse_evidence(FILE *f, const an_stage_report *st, const an_fuse_row *r,

@@ -600,12 +600,23 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
     return "Tune or replace the backend of these kernels (one tuning pass or library covers "
            "the family)";
+  /* a run that executed compiled code is not told to compile (review 16 defect 1) */
+  if (it->action == AN_ACTION_FUSE_CHAIN && it->compiled_run)
+    return "Fuse the eager elementwise and copy chains left outside the compiled code (a wider "
+           "compiled region, or fused kernels)";
   if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
   /* every op slow on the host: the CPU before the op count (review 17 defect 8) */
   if (it->dispatch_ratio > 0)
     return "Host-bound step on a slow host: its ops dispatch many times slower than typical, so "
            "check CPU contention, core affinity and profiler overhead first, then launch fewer "
            "kernels (torch.compile, CUDA graphs)";
+  if (w == AN_WORKLOAD_TRAINING && it->compiled_run)
+    return "Host-bound step: cut the host's per-op overhead (CPU contention, data loading), then "
+           "launch fewer kernels (CUDA graphs, a wider compiled region: the run already executes "
+           "compiled code)";
+  if (it->eager && it->compiled_run)
+    return "Launch-bound: capture the step in a CUDA graph (the run already executes compiled "
+           "code)";
   /* the host time sits in a named activity (pool_lever): its dispatch, not data loading */
   if (w == AN_WORKLOAD_TRAINING && it->lever)
     return "Host-bound step: cut the host's per-op overhead where it dispatches eager ops (the "

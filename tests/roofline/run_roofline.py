@@ -96,7 +96,9 @@ compiled   review 16 defect 1 (../shared; exit 77 without it): a run that execut
            Compiled row) exactly when the trace holds a torch.compile event (Torch-Compiled
            Region, CompiledFunction, Inductor's CompiledFxGraph call) or an Inductor kernel
            (triton_poi/red/per/tem_fused_...), read here from the raw trace; and no item of
-           such a run advises torch.compile itself (a mode of it, max-autotune, may be named).
+           such a run advises torch.compile itself (a mode of it, max-autotune, may be named);
+           hta_async with a Torch-Compiled Region added keeps its items, none naming
+           torch.compile nor pooled as that change.
 usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases|precision|balanced|evidence|compiled --triage BIN --source DIR [--shared DIR]
 """
 import argparse
@@ -1451,10 +1453,44 @@ def compiled(args):
             if "torch.compile" in t:
                 failures.append("%s: a compiled run is advised torch.compile: %r" % (
                     name, it["text"][:200]))
+    compiled_copy(args, dict(traces), failures)
     for f in failures:
         print("FAIL " + f)
     print("compiled runs, %d compiled traces, %d failures" % (seen, len(failures)))
     return 1 if failures else 0
+
+
+def compiled_copy(args, traces, failures):
+    """hta_async (eager: a launch-bound step and eager chains, one torch.compile item) with a
+    Torch-Compiled Region added as Dynamo records it: the same items, none naming
+    torch.compile, the two no longer pooled as one torch.compile change."""
+    path = traces.get("hta_async_cpu_to_gpu_a100.json.gz")
+    if not path:
+        return
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        d = json.load(f)
+    ops = [e for e in d["traceEvents"] if e.get("cat") == "cpu_op"]
+    first = min(ops, key=lambda e: e["ts"])
+    d["traceEvents"].append({"ph": "X", "cat": "cpu_op", "name": "Torch-Compiled Region: 0/0",
+                             "pid": first["pid"], "tid": first["tid"], "ts": first["ts"],
+                             "dur": 1, "args": {}})
+    tmp = tempfile.mkdtemp()
+    try:
+        out = os.path.join(tmp, "hta_async_compiled.json")
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump(d, f)
+        eager, comp = run_json(args.triage, path), run_json(args.triage, out)
+    finally:
+        shutil.rmtree(tmp)
+    ids = lambda rep: sorted(a for it in rep["summary"] for a in (
+        [m["anchor"] for m in it["pooled"]] if it["pooled"] else [it["anchor"]]))
+    if not any(it["same_change"] == "torch.compile" for it in eager["summary"]):
+        failures.append("hta_async: no torch.compile change to take away: %r" % ids(eager))
+    if not comp["provenance"]["compiled"]["value"] or ids(comp) != ids(eager) or any(
+            "torch.compile" in it["text"] or it["same_change"] for it in comp["summary"]):
+        failures.append("hta_async compiled: %r, items %r (eager %r)" % (
+            comp["provenance"]["compiled"], [it["text"][:120] for it in comp["summary"]],
+            ids(eager)))
 
 
 def main():

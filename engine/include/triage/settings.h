@@ -439,6 +439,9 @@ typedef struct te_list_map {
   X(summary_shared_changes, "summary.shared_changes", LIST_MAP, 0, 0, 0, NULL,                     \
     "a change -> [action ids it is the lever of]: the items of one stage whose actions share a "   \
     "change are one pooled item naming it, their bounds summed")                                   \
+  X(summary_compile_changes, "summary.compile_changes", LIST, 0, 0, 0, NULL,                       \
+    "changes of summary.shared_changes that compile the code: a run that executed "                \
+    "torch.compile'd code gets no pooled item naming them")                                        \
   X(summary_kernel_levers, "summary.kernel_levers", LIST, 0, 0, 0, NULL,                           \
     "lever ids (summary.levers) whose matcher names kernels the change removes: one item each, "   \
     "bounded by their time alone on the GPU")                                                      \
