@@ -830,8 +830,9 @@ static void parse_message_caps(te_vctx *v, const ty_node *x, te_fusion_pattern *
 /* chain: false | {max_between: N, ordered: bool, breakers: [...], riders: matcher,
  * rider_role: text, roles: [text per split group]}. */
 static void parse_fusion_chain(te_vctx *v, const ty_node *x, fusion_entry *e) {
-  static const char *const keys[] = {"max_between", "ordered", "breakers", "riders",
-                                     "rider_role",  "roles",   NULL};
+  static const char *const keys[] = {"max_between", "ordered",     "breakers",
+                                     "riders",      "rider_role",  "roles",
+                                     "rider_feeds", "rider_lever", NULL};
   te_fusion_pattern *p = &e->pat;
   bool on = true;
   if (x->kind == TY_SCALAR) {
@@ -843,6 +844,7 @@ static void parse_fusion_chain(te_vctx *v, const ty_node *x, fusion_entry *e) {
   te_check_keys(v, x, keys, "chain");
   p->chain = TE_CHAIN_ON;
   p->chain_max_between = -1;
+  p->chain_rider_feeds = -1;
   const ty_node *y;
   bool ordered = true;
   if ((y = ty_get(x, "max_between")))
@@ -855,6 +857,13 @@ static void parse_fusion_chain(te_vctx *v, const ty_node *x, fusion_entry *e) {
   }
   if ((y = ty_get(x, "riders"))) e->has_riders = te_parse_mref(v, y, "chain.riders", &e->riders);
   if ((y = ty_get(x, "rider_role"))) p->chain_rider_role = te_get_nonempty_str(v, y, "rider_role");
+  if ((y = ty_get(x, "rider_feeds")) &&
+      te_get_int(v, y, "chain.rider_feeds", 0, (long)(e->n_split ? e->n_split - 1 : 0),
+                 &p->chain_rider_feeds) &&
+      !e->n_split)
+    te_verr(v, y, "chain.rider_feeds names a split group, and the pattern has none");
+  if ((y = ty_get(x, "rider_lever")))
+    p->chain_rider_lever = te_get_nonempty_str(v, y, "chain.rider_lever");
   if ((y = ty_get(x, "roles"))) {
     p->roles = te_get_str_list(v, y, "chain.roles", &p->n_roles);
     if (p->roles && p->n_roles != e->n_split)
@@ -1048,6 +1057,7 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
   p->id = e->hdr.id;
   p->origin_pos = e->hdr.origin;
   p->shape_piece = -1; /* no shape gate unless shape: names a piece */
+  p->chain_rider_feeds = -1; /* riders feed no piece unless chain.rider_feeds says */
   const ty_node *x;
   if ((x = te_require(v, item, "name", what, &e->hdr))) p->name = te_get_nonempty_str(v, x, "name");
   if ((x = ty_get(item, "framework"))) {

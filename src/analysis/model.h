@@ -694,6 +694,11 @@ typedef struct an_fuse_row {
   const char **candidate_repos;
   const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
   an_platform port_platform;  /* origin AN_FUSION_PORT: the platform the path lacks */
+  /* Review 17 defect 4: the piece the chain's riders feed (the per-head norm that reads the
+   * Q/K copy; a kernel name of related) and its lever (the pattern's chain.rider_lever),
+   * when the chain took riders along; NULL otherwise. A tuning item of that kernel names
+   * this lever. */
+  const char *fed_piece, *fed_lever;
   /* Issue 31: whether the pattern's fused kernel already runs (in this stage, or in
    * another stage of the run while a size cap keeps this one split): such a row is
    * information, never an action. state says which; unknown_gates (an_gate_fact bits)
@@ -1772,6 +1777,7 @@ typedef struct an_summary_item {
   const char *not_additive_lever;
   an_action not_additive_action; /* its action: the text names it (review 16 defect 6: "the
                                     action of K9" named an action the report lists nowhere) */
+  an_platform not_additive_port; /* that item's port_platform (a port to this platform) */
   /* A pooled item of the items of one stage whose actions share a change
    * (summary.shared_changes; pool members are in pool): the change (borrowed from the
    * rules); NULL: none (review 15 defect 4: one change is one item). */

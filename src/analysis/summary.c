@@ -378,6 +378,7 @@ static void merge_into(const sm_carried *carried, an_summary_item *into,
       into->not_additive_action = it->action;
       into->not_additive_adds = merge_and_tune(into, it);
       into->not_additive_lever = into->not_additive_adds ? it->lever : NULL;
+      into->not_additive_port = it->port_platform;
     }
     sm_more(into, it->anchor);
     for (size_t i = 0; i < it->n_more; i++) sm_more(into, it->more[i]);

@@ -142,6 +142,12 @@ static double fewer_bytes_floor(const an_roofline *f) {
  * that library; else the family's lever (roofline.levers "FAMILY/PLATFORM", then
  * "FAMILY/any"); NULL: none known (the item says so). */
 static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const char *kernel) {
+  /* review 17 defect 4: a piece fed by a copy its fusion row's chain takes along (the
+   * per-head Q/K norm after the Q/K copy) is slow for that copy: the pattern's lever */
+  for (size_t i = 0; i < c->g.st->n_fuse; i++) {
+    const an_fuse_row *r = &c->g.st->fuse[i];
+    if (r->shown && r->fed_lever && !strcmp(r->fed_piece, kernel)) return r->fed_lever;
+  }
   if (!f->family) return NULL;
   const char *pf = an_platform_id(c->rep->run.context.platform.value);
   const char *pfs[] = {pf, "any"};

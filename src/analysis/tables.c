@@ -639,6 +639,25 @@ static bool fill_roles(an_fuse_row *r, const te_fusion_pattern *p, const fmatch 
   return true;
 }
 
+/* The piece the chain's riders feed and its lever (chain.rider_feeds, chain.rider_lever),
+ * when the chain took riders along: a split's related rows are its active kernels, then
+ * one per split group in group order, then the riders. */
+static void fill_fed(an_fuse_row *r, const te_fusion_pattern *p, const fmatch *m,
+                     const an_stage_tables *st) {
+  if (!p->chain_rider_lever || p->chain_rider_feeds < 0 || r->match != AN_FUSION_SPLIT ||
+      !m->roles)
+    return;
+  size_t active = 0, riders = 0;
+  for (size_t k = 0; k < m->n_rows; k++) {
+    active += !strcmp(m->roles[k], "active");
+    riders += !strcmp(m->roles[k], "rider");
+  }
+  size_t at = active + (size_t)p->chain_rider_feeds;
+  if (!riders || at >= m->n_rows || !strcmp(m->roles[at], "rider")) return;
+  r->fed_piece = st->rows[m->rows[at]].name;
+  r->fed_lever = p->chain_rider_lever;
+}
+
 /* Whether the pattern names what to port on the run's platform (platform_ports): its
  * candidate paths do not serve it. An unknown platform is no port (the trace did not say);
  * the reference has no platform gates (component evidence off: none). */
@@ -703,6 +722,7 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
   if (!fill_candidates(r, p, opt)) return false;
   r->rationale_hint = p->rationale_hint;
   if (!fill_roles(r, p, m)) return false;
+  fill_fed(r, p, m, st);
   r->n_related = m->n_rows;
   r->related = malloc((m->n_rows ? m->n_rows : 1) * sizeof *r->related);
   if (!r->related || !fill_evidence(r, comp, st, m->rows, m->n_rows, set) ||

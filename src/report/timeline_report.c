@@ -525,6 +525,13 @@ static const char *fewer_bytes_action(const an_summary_item *it, bool serving) {
   return "Move fewer bytes (lower-precision tensors, more work per byte read)";
 }
 
+const char *rp_port_action(an_platform to) {
+  /* review 17 defect 2: the tree's fused path does not serve this platform */
+  if (to == AN_PLATFORM_ROCM) return "Port the fused path to ROCm (the tree's path does not serve it)";
+  if (to == AN_PLATFORM_CUDA) return "Port the fused path to CUDA (the tree's path does not serve it)";
+  return rp_action(AN_ACTION_PORT_FUSION);
+}
+
 /* A pooled item's words: host stalls, or fused paths to turn on, to port (a path the tree
  * lacks) or both (review 14: vLLM's pool read "Turn on ... (one configuration)" over two
  * "Port the upstream fused path"). */
@@ -590,11 +597,7 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE)
     return "Find what holds the queued work, outside this trace (a graph's wait node, another "
            "thread or process, another rank, or the clocks' skew)";
-  /* review 17 defect 2: the tree's fused path does not serve this platform */
-  if (it->action == AN_ACTION_PORT_FUSION && it->port_platform == AN_PLATFORM_ROCM)
-    return "Port the fused path to ROCm (the tree's path does not serve it)";
-  if (it->action == AN_ACTION_PORT_FUSION && it->port_platform == AN_PLATFORM_CUDA)
-    return "Port the fused path to CUDA (the tree's path does not serve it)";
+  if (it->action == AN_ACTION_PORT_FUSION) return rp_port_action(it->port_platform);
   if (it->action == AN_ACTION_KERNEL_LEVER && it->basis == AN_BASIS_FOLDED)
     return "Fold these kernels into one fused kernel (the change their family names)";
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */

@@ -850,3 +850,31 @@ Test(ports, a_path_the_platform_lacks_is_a_port) {
   an_report_destroy(rep);
   te_rules_destroy(r);
 }
+
+/* Review 17 defect 4: SGLang's Qwen3-8B prefill on MI300X runs each per-head Q/K norm
+ * (aiter's add_rmsnorm_quant<64, 8>) on a contiguous copy of Q or K; its tuning item read
+ * "lever: none the packs know". The fusion row's chain took the copies along, so the norm
+ * they feed is its fed piece, and the tuning item of that kernel names the pattern's lever
+ * (a norm reading the strided views, or the fused kernel). */
+Test(layers, the_norm_a_copy_feeds_names_its_lever) {
+  te_rules *r = NULL;
+  an_report *rep = sglang_prefill(NULL, &r);
+  if (!rep) cr_skip_test("no shared trace at %s", SGLANG_PREFILL);
+  const an_fuse_row *f = row_of(rep, "fused-qk-norm-rope-kv-cache");
+  cr_assert_not_null(f);
+  cr_assert_not_null(f->fed_piece, "the chain took the Q/K copies along");
+  cr_assert(strstr(f->fed_piece, "add_rmsnorm_quant_kernel"), "%s", f->fed_piece);
+  cr_assert_not_null(f->fed_lever);
+  bool tuned = false;
+  for (size_t i = 0; i < rep->n_summary; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    for (size_t k = 0; k < it->n_kernels; k++)
+      if (it->action == AN_ACTION_TUNE_KERNEL && !strcmp(it->kernels[k], f->fed_piece)) {
+        tuned = true;
+        cr_assert_eq(it->lever, f->fed_lever, "item %zu names the copy's lever", i + 1);
+      }
+  }
+  cr_assert(tuned, "the norm has a tuning item");
+  an_report_destroy(rep);
+  te_rules_destroy(r);
+}

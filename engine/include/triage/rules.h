@@ -468,6 +468,12 @@ typedef struct te_fusion_pattern {
    * them, so they count in the row's kernels and its saving. NULL: none. */
   const te_matcher *chain_riders;
   const char *chain_rider_role; /* what a rider is, for the reader ("Q/K contiguous copy") */
+  /* Review 17 defect 4: the split group whose piece the riders feed (the per-head norm that
+   * reads the Q/K copy; -1: none) and the lever of that piece where a tuning item names it
+   * (chain.rider_feeds, chain.rider_lever): the kernel is slow because of the copy it
+   * reads, and the fused path or a norm that reads the strided views removes it. */
+  long chain_rider_feeds;
+  const char *chain_rider_lever;
   /* What each split group's piece is, for the reader (chain.roles: roles[g] for group g;
    * n_roles is 0 or n_split_groups): a chain's summary item names its pieces by role. */
   size_t n_roles;
