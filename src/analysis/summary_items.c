@@ -196,6 +196,27 @@ const char *an_summary_lever(const te_rules *rules, const char *op) {
   return NULL;
 }
 
+/* Whether the text names a framework path the run shows in use (review 17 defect 3: the
+ * SGLang decode capture runs its overlap scheduler's frames and kernel, yet was told to
+ * check it was on): matcher lever_ID_in_use names a kernel of the run, or the location or
+ * stack of one of its shown sites (the framework's own frames). No matcher: not known. */
+static bool lever_in_use(const sm_ctx *c, const char *id) {
+  char name[96];
+  snprintf(name, sizeof name, "lever_%s_in_use", id);
+  const te_matcher *m = te_rules_matcher(c->rules, name);
+  for (size_t s = 0; m && s < c->rep->n_stages; s++) {
+    const an_stage_report *st = &c->rep->stages[s];
+    for (size_t k = 0; k < st->n_kernels; k++) {
+      const an_kernel_row *r = &st->kernels[k];
+      if (hits(m, r->name)) return true;
+      for (size_t i = 0; i < r->n_shown_sites; i++)
+        if (hits(m, r->shown_sites[i]->location) || hits(m, r->shown_sites[i]->stack))
+          return true;
+    }
+  }
+  return false;
+}
+
 /* The lever's text for this run: the framework's own path where the packs name one
  * (summary.lever_paths "ID/FRAMEWORK/PLATFORM", either part "any"; review 10: vLLM on ROCm
  * was told "a kernel to write" beside its AITER fused MoE; review 15 defect 3: SGLang's
@@ -211,7 +232,10 @@ static const char *lever_text(const sm_ctx *c, const char *id, const char *gener
     char key[128];
     snprintf(key, sizeof key, "%s/%s/%s", id, fws[i], pfs[i]);
     const te_string_list *t = te_list_map_get(&c->s->summary_lever_paths, key);
-    if (t && t->n) return t->items[0];
+    if (!t || !t->n) continue;
+    /* the path the run shows in use: what is left with it on (summary.lever_in_use) */
+    const te_string_list *on = te_list_map_get(&c->s->summary_lever_in_use, key);
+    return on && on->n && lever_in_use(c, id) ? on->items[0] : t->items[0];
   }
   return generic;
 }

@@ -581,10 +581,10 @@ Test(qknorm, rocm_aiter_folds_the_cache_write_in, .init = setup, .fini = teardow
  * real profiler wrote. */
 #define SGLANG_PREFILL TRIAGE_SHARED_DIR "/traces/real/sglang_qwen3_8b_prefilldecode_mi300x.json.gz"
 
-/* The report of the shared SGLang prefill trace under the default packs and one inline
- * pack (NULL: none); NULL when the shared tree is absent. */
-static an_report *sglang_prefill(const char *pack, te_rules **out) {
-  FILE *f = fopen(SGLANG_PREFILL, "rb");
+/* The report of a shared trace under the default packs and one inline pack (NULL: none);
+ * NULL when the shared tree is absent. */
+static an_report *shared_report(const char *path, const char *pack, te_rules **out) {
+  FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   fclose(f);
   te_rules *r = te_rules_create();
@@ -594,13 +594,18 @@ static an_report *sglang_prefill(const char *pack, te_rules **out) {
   cr_assert_eq(te_rules_finalize(r, d), TE_OK, "the test pack loads");
   te_diags_destroy(d);
   an_run_options o = {0};
-  o.formal = (an_input){.path = SGLANG_PREFILL};
+  o.formal = (an_input){.path = path};
   o.min_share_pct = -1;
   an_report *rep = NULL;
   an_error err;
   cr_assert_eq(an_run(&o, r, &rep, &err), AN_OK, "%s", err.message);
   *out = r;
   return rep;
+}
+
+/* The shared SGLang prefill trace's report (shared_report). */
+static an_report *sglang_prefill(const char *pack, te_rules **out) {
+  return shared_report(SGLANG_PREFILL, pack, out);
 }
 
 /* Each layer's Q/K norm, RoPE and cache write are one chain, and the module frames say
@@ -875,6 +880,31 @@ Test(layers, the_norm_a_copy_feeds_names_its_lever) {
       }
   }
   cr_assert(tuned, "the norm has a tuning item");
+  an_report_destroy(rep);
+  te_rules_destroy(r);
+}
+
+/* Review 17 defect 3: SGLang's Qwen3-8B decode capture runs its zero-overhead batch
+ * scheduler (resolve_future_token_ids_kernel, overlap_utils.py's frames), yet its host
+ * stalls were told to check the server runs with it. A lever path the run shows in use
+ * (summary.lever_in_use, matcher lever_ID_in_use) says it is on and what remains. */
+#define SGLANG_DECODE TRIAGE_SHARED_DIR "/traces/real/sglang_qwen3_8b_decode_mi300x.json.gz"
+Test(levers, a_path_the_capture_shows_on_says_so) {
+  te_rules *r = NULL;
+  an_report *rep = shared_report(SGLANG_DECODE, NULL, &r);
+  if (!rep) cr_skip_test("no shared trace at %s", SGLANG_DECODE);
+  size_t on = 0;
+  for (size_t i = 0; i < rep->n_summary; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    for (size_t k = 0; k < it->n_pool; k++) {
+      const char *l = it->pool[k].lever;
+      if (!l || !strstr(l, "zero-overhead")) continue;
+      on++;
+      cr_assert(strstr(l, "is on in this capture"), "%s", l);
+      cr_assert_null(strstr(l, "check the server runs with it"), "%s", l);
+    }
+  }
+  cr_assert_geq(on, 2, "the graph launch's and the designed wait's levers");
   an_report_destroy(rep);
   te_rules_destroy(r);
 }

@@ -430,6 +430,10 @@ typedef struct te_list_map {
   X(summary_lever_paths, "summary.lever_paths", LIST_MAP, 0, 0, 0, NULL,                           \
     "lever id/framework/platform (cuda, rocm; any) -> [the framework's own path]: replaces "       \
     "the lever's generic text on a run of that framework and platform")                            \
+  X(summary_lever_in_use, "summary.lever_in_use", LIST_MAP, 0, 0, 0, NULL,                         \
+    "lever id/framework/platform (as lever_paths) -> [the text when the run shows that path in "   \
+    "use]: replaces the path's text where matcher lever_ID_in_use names a kernel, or a shown "     \
+    "site's location or stack, of the run")                                                        \
   X(summary_sync_levers, "summary.sync_levers", LIST, 0, 0, 0, NULL,                               \
     "lever ids (summary.levers) that name a sync: only an item with a synchronising call in "      \
     "evidence (a sync item) gets them")                                                            \
