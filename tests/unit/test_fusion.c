@@ -608,15 +608,22 @@ static an_report *sglang_prefill(const char *pack, te_rules **out) {
   return shared_report(SGLANG_PREFILL, pack, out);
 }
 
+/* The shared prefill's Q/K-norm chain row (skips the test without the shared tree). */
+static const an_fuse_row *prefill_qk_row(te_rules **r, an_report **rep) {
+  *rep = sglang_prefill(NULL, r);
+  if (!*rep) cr_skip_test("no shared trace at %s", SGLANG_PREFILL);
+  const an_fuse_row *f = row_of(*rep, "fused-qk-norm-rope-kv-cache");
+  cr_assert_not_null(f);
+  return f;
+}
+
 /* Each layer's Q/K norm, RoPE and cache write are one chain, and the module frames say
  * so: every chain of the row's tuple has each piece inside one decoder layer, and none
  * was dropped for straddling two. */
 Test(layers, module_frames_place_the_qk_chain_in_one_layer) {
   te_rules *r = NULL;
-  an_report *rep = sglang_prefill(NULL, &r);
-  if (!rep) cr_skip_test("no shared trace at %s", SGLANG_PREFILL);
-  const an_fuse_row *f = row_of(rep, "fused-qk-norm-rope-kv-cache");
-  cr_assert_not_null(f);
+  an_report *rep = NULL;
+  const an_fuse_row *f = prefill_qk_row(&r, &rep);
   cr_assert_geq(f->chains, 36, "one chain a layer at least: %zu", f->chains);
   cr_assert_eq(f->chains_by_frames, f->chains, "%zu of %zu placed by frames", f->chains_by_frames,
                f->chains);
@@ -863,10 +870,8 @@ Test(ports, a_path_the_platform_lacks_is_a_port) {
  * (a norm reading the strided views, or the fused kernel). */
 Test(layers, the_norm_a_copy_feeds_names_its_lever) {
   te_rules *r = NULL;
-  an_report *rep = sglang_prefill(NULL, &r);
-  if (!rep) cr_skip_test("no shared trace at %s", SGLANG_PREFILL);
-  const an_fuse_row *f = row_of(rep, "fused-qk-norm-rope-kv-cache");
-  cr_assert_not_null(f);
+  an_report *rep = NULL;
+  const an_fuse_row *f = prefill_qk_row(&r, &rep);
   cr_assert_not_null(f->fed_piece, "the chain took the Q/K copies along");
   cr_assert(strstr(f->fed_piece, "add_rmsnorm_quant_kernel"), "%s", f->fed_piece);
   cr_assert_not_null(f->fed_lever);
