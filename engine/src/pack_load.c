@@ -1056,7 +1056,7 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
   te_fusion_pattern *p = &e->pat;
   p->id = e->hdr.id;
   p->origin_pos = e->hdr.origin;
-  p->shape_piece = -1; /* no shape gate unless shape: names a piece */
+  p->shape_piece = -1;       /* no shape gate unless shape: names a piece */
   p->chain_rider_feeds = -1; /* riders feed no piece unless chain.rider_feeds says */
   const ty_node *x;
   if ((x = te_require(v, item, "name", what, &e->hdr))) p->name = te_get_nonempty_str(v, x, "name");

@@ -210,8 +210,7 @@ static bool lever_in_use(const sm_ctx *c, const char *id) {
       const an_kernel_row *r = &st->kernels[k];
       if (hits(m, r->name)) return true;
       for (size_t i = 0; i < r->n_shown_sites; i++)
-        if (hits(m, r->shown_sites[i]->location) || hits(m, r->shown_sites[i]->stack))
-          return true;
+        if (hits(m, r->shown_sites[i]->location) || hits(m, r->shown_sites[i]->stack)) return true;
     }
   }
   return false;

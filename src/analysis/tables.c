@@ -644,8 +644,7 @@ static bool fill_roles(an_fuse_row *r, const te_fusion_pattern *p, const fmatch 
  * one per split group in group order, then the riders. */
 static void fill_fed(an_fuse_row *r, const te_fusion_pattern *p, const fmatch *m,
                      const an_stage_tables *st) {
-  if (!p->chain_rider_lever || p->chain_rider_feeds < 0 || r->match != AN_FUSION_SPLIT ||
-      !m->roles)
+  if (!p->chain_rider_lever || p->chain_rider_feeds < 0 || r->match != AN_FUSION_SPLIT || !m->roles)
     return;
   size_t active = 0, riders = 0;
   for (size_t k = 0; k < m->n_rows; k++) {

@@ -527,8 +527,10 @@ static const char *fewer_bytes_action(const an_summary_item *it, bool serving) {
 
 const char *rp_port_action(an_platform to) {
   /* review 17 defect 2: the tree's fused path does not serve this platform */
-  if (to == AN_PLATFORM_ROCM) return "Port the fused path to ROCm (the tree's path does not serve it)";
-  if (to == AN_PLATFORM_CUDA) return "Port the fused path to CUDA (the tree's path does not serve it)";
+  if (to == AN_PLATFORM_ROCM)
+    return "Port the fused path to ROCm (the tree's path does not serve it)";
+  if (to == AN_PLATFORM_CUDA)
+    return "Port the fused path to CUDA (the tree's path does not serve it)";
   return rp_action(AN_ACTION_PORT_FUSION);
 }
 
