@@ -237,7 +237,7 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
        * already on a stream of its own (DDP's bucket hooks issue the reduce beside the
        * backward on NCCL's stream) is overlapped already */
       r->recommendation =
-          r->own_stream ? AN_RECOMMEND_ALREADY_OVERLAPPED : AN_RECOMMEND_NOTHING_TO_GAIN;
+          r->own_stream ? AN_RECOMMEND_OWN_STREAM_HOST_BOUND : AN_RECOMMEND_NOTHING_TO_GAIN;
     } else if (r->priority == AN_PRIORITY_P1 && !(b->launch_bound && fewer_kernels)) {
       r->priority = AN_PRIORITY_P2;
     }

@@ -543,8 +543,8 @@ const char *rp_recommendation(an_recommendation r) {
       return "wait unknown";
     case AN_RECOMMEND_SLOW_MID_STEP:
       return "slow mid-step (wait)";
-    case AN_RECOMMEND_ALREADY_OVERLAPPED:
-      return "already overlapped (a stream of its own beside the compute): nothing to gain";
+    case AN_RECOMMEND_OWN_STREAM_HOST_BOUND:
+      return "own stream, exposed while the GPU waits for the host: nothing to gain";
     case AN_RECOMMEND_NOTHING_TO_GAIN:
       return "nothing to gain while the GPU waits for the host";
     case AN_RECOMMEND_SKIP:

@@ -2055,7 +2055,7 @@ Test(overlap_gain, rows_follow_the_summarys_bottleneck) {
     /* review 17 defect 13: a row that recovers nothing recommends no action; one on a
      * stream of its own beside the compute is overlapped already */
     cr_assert_eq(rows[1].recommendation, AN_RECOMMEND_NOTHING_TO_GAIN);
-    cr_assert_eq(rows[4].recommendation, AN_RECOMMEND_ALREADY_OVERLAPPED);
+    cr_assert_eq(rows[4].recommendation, AN_RECOMMEND_OWN_STREAM_HOST_BOUND);
     cr_assert_eq(rows[4].priority, AN_PRIORITY_P4);
     cr_assert_eq(rows[0].recommendation, AN_RECOMMEND_TRY_FUSION, "fusion keeps its action");
     cr_assert_eq(rows[3].recommendation, AN_RECOMMEND_ELIMINATE);
