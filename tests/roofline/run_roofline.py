@@ -104,6 +104,7 @@ usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|
 import argparse
 import csv
 import gzip
+import glob
 import html.parser
 import re
 import json
@@ -1234,6 +1235,18 @@ def check_balanced(rep, ratio, source, label, failures):
     return items
 
 
+def rider_levers(source):
+    """The fusion packs' rider_lever texts (a chain's riders' lever for the piece they feed)."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(source, "rules", "6*-fusion-*.yaml"))):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                m = re.match(r'\s*rider_lever:\s*"(.*)"\s*$', line)
+                if m:
+                    out.append(m.group(1).replace('\\"', '"'))
+    return out
+
+
 def check_levers(args, failures):
     """Review 13 defects 2 and 3: every roofline tuning item names its family's lever on the
     platform or says none is known; a kernel already on a library the lever proposes is told
@@ -1257,6 +1270,9 @@ def check_levers(args, failures):
             f = rep["stages"][[s["stage"] for s in rep["stages"]].index(it["stage"])][
                 "kernels"][it["row"]]["roofline"]
             plain, running = pack_levers(args.source, f["family"], platform)
+            # review 17 defect 4: a norm fed by a fusion chain's riders (the Q/K copies) takes
+            # the chain's rider_lever (rules/6*-fusion-*.yaml) instead of its family's
+            running = running + rider_levers(args.source)
             if it["lever"] is None and "lever: none the packs know" not in it["basis_text"]:
                 failures.append("%s: tuning item %r names no lever and does not say so" % (
                     name, it["kernels"][0][:40]))
