@@ -204,9 +204,7 @@ static void not_additive(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   if (!it->not_additive[0]) return;
   char t[48], b[200];
   bool adds = it->not_additive_adds; /* other launches of the same kernels: the bounds add */
-  const char *a = it->not_additive_action == AN_ACTION_PORT_FUSION
-                      ? rp_port_action(it->not_additive_port)
-                      : rp_action(it->not_additive_action);
+  const char *a = rp_merged_action(it);
   snprintf(b, sizeof b, adds ? ". With it, \"%s\" on " : ". Not additive with \"%s\" on ", a);
   text(fn, ctx, b);
   link(it, it->not_additive, fn, ctx);

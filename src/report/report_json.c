@@ -531,10 +531,7 @@ static bool item_not_additive_json(cJSON *o, const an_summary_item *it) {
   cJSON *x = cJSON_AddObjectToObject(o, "not_additive");
   return x && cJSON_AddStringToObject(x, "anchor", it->not_additive) &&
          cJSON_AddStringToObject(x, "action_id", an_summary_action_id(it->not_additive_action)) &&
-         cJSON_AddStringToObject(x, "action",
-                                 it->not_additive_action == AN_ACTION_PORT_FUSION
-                                     ? rp_port_action(it->not_additive_port)
-                                     : rp_action(it->not_additive_action)) &&
+         cJSON_AddStringToObject(x, "action", rp_merged_action(it)) &&
          cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(it->not_additive_us)) &&
          cJSON_AddBoolToObject(x, "additive", it->not_additive_adds);
 }

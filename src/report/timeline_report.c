@@ -534,6 +534,11 @@ const char *rp_port_action(an_platform to) {
   return rp_action(AN_ACTION_PORT_FUSION);
 }
 
+const char *rp_merged_action(const an_summary_item *it) {
+  return it->not_additive_action == AN_ACTION_PORT_FUSION ? rp_port_action(it->not_additive_port)
+                                                          : rp_action(it->not_additive_action);
+}
+
 /* A pooled item's words: host stalls, or fused paths to turn on, to port (a path the tree
  * lacks) or both (review 14: vLLM's pool read "Turn on ... (one configuration)" over two
  * "Port the upstream fused path"). */

@@ -68,6 +68,9 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w);
 /* The words of a port item: to a platform the tree's path does not serve (an item's
  * port_platform), else porting an upstream or in-flight path. */
 const char *rp_port_action(an_platform to);
+/* The words of the action merged into the item (its not_additive_action): a port in the
+ * words its own item would use, else the action's. */
+const char *rp_merged_action(const an_summary_item *it);
 /* The idle cause of a host-stall item whose launching thread went untraced (its CPU ops
  * around the stretch name where: an_idle_cause.before, after), else NULL. Borrowed from
  * the item's time account. */
