@@ -73,6 +73,7 @@ typedef struct run_state {
   const te_rules *rules;
   an_error *err;
   bool two;
+  double kernel_min_share; /* the kernel table's bar (an_run: --min-share, else the packs') */
   side formal, mapping;
   content_memo fw_content;
   an_tables tables;
@@ -93,6 +94,7 @@ typedef struct run_state {
   an_graph_staging staging; /* kernels launched inside graph-launching ops (formal traces) */
   an_model_scan *scans;     /* the formal views' model scans, until the roofline takes them */
   struct take_job *take;    /* the trace take_trace is viewing (run_two's steps read it) */
+  bool one_thread;          /* run_two's second step runs after the first, on its thread */
 } run_state;
 
 /* One trace being viewed (take_trace): its view here, its id indexes on the second thread. */
@@ -882,11 +884,11 @@ static void infer_context(run_state *r) {
     c->topology = (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, AN_SOURCE_KERNEL_FAMILY};
 }
 
-static an_status build_tables(run_state *r, double min_share_pct) {
+static an_status build_tables(run_state *r) {
   const side *fm = &r->formal;
   const an_run_context *c = &r->report.run.context;
   an_tables_options to = {
-      .min_share_pct = min_share_pct,
+      .min_share_pct = r->kernel_min_share,
       .kernel_table_limit = r->opt->kernel_table_limit,
       .framework_id = fm->fw->id,
       .framework_repository = fm->fw->repository,
@@ -1448,19 +1450,50 @@ static an_status run_two(run_state *r, an_status (*first)(run_state *),
     if (lanes) te_rules_lanes_fold(r->rules);
   } else if (rc == AN_OK) {
     s.lane = 0;
+    r->one_thread = true;
     run_second(&s);
+    r->one_thread = false;
   }
   if (rc == AN_OK && s.rc != AN_OK) *r->err = s.err;
   return rc == AN_OK ? s.rc : rc;
 }
 
+/* The formal views' op nests (an_trace_view_ops_ahead), on the second thread: beside the
+ * time account (build_ahead), which may ask them for its untraced host stretches (hta15:
+ * ~22 ms of its first thread), and beside the tables, for the opaque-op split and the
+ * roofline after them. A nest reads the trace only and is built under the view's lock, so
+ * a pass asking it meanwhile waits for it. A failure is left to build_after_tables, which
+ * asks again and says it. */
+static an_status build_view_nests(run_state *r, an_error *err) {
+  (void)err;
+  for (size_t i = 0; !r->one_thread && i < r->formal.n; i++) /* one thread: when asked */
+    if (r->formal.traces[i]) an_trace_view_ops_ahead(&r->formal.views[i]);
+  return AN_OK;
+}
+
+/* Beside the time account: the nests, then the model scans (the roofline's, after the
+ * tables). */
+static an_status build_ahead(run_state *r, an_error *err) {
+  an_status rc = build_view_nests(r, err);
+  return rc == AN_OK ? build_model_scans(r, err) : rc;
+}
+
+/* The nests the time account did not ask go until the tables (build_view_nests builds them
+ * again beside them): held through the overlap's transient, the run's peak on most shapes,
+ * a nest raised hf50's (session 16: +0.7-0.9 MB). Costs one more nest of CPU, on the
+ * second thread, on such traces. */
+static void drop_unasked_nests(run_state *r) {
+  for (size_t i = 0; i < r->formal.n; i++)
+    if (r->formal.traces[i]) an_trace_view_ops_drop_unasked(&r->formal.views[i]);
+}
+
 /* After the tables: the opaque-op split and chain runs here, the roofline beside them.
  * They write different fields of the rows; of the views they read the op nests, built
- * first here where the opaque-op split built them (the roofline alone asks the stage ops
- * and the mapping views' nests); their transient memory is small next to the overlap's,
- * the run's peak. The time account, the overlap and the tables stay one after the other:
- * two of them at once, or the tables' rows before the overlap, raised the peak (hta15
- * +4.3 MB, hf50 +6 MB). */
+ * beside the tables (build_view_nests; the roofline alone asks the stage ops and the
+ * mapping views' nests); their transient memory is small next to the overlap's, the run's
+ * peak. The time account, the overlap and the tables stay one after the other: two of
+ * them at once, or the tables' rows before the overlap, raised the peak (hta15 +4.3 MB,
+ * hf50 +6 MB). */
 static an_status build_after_tables(run_state *r) {
   for (size_t i = 0; i < r->formal.n; i++)
     if (r->formal.traces[i] && !an_trace_view_ops(&r->formal.views[i]))
@@ -1472,7 +1505,7 @@ static an_status build_after_tables(run_state *r) {
 }
 
 /* Reads both sides, then analyses: every step before the model is assembled. */
-static an_status analyse(run_state *r, double kernel_min_share) {
+static an_status analyse(run_state *r) {
   an_status rc = load_sides(r);
   if (rc != AN_OK) return rc;
   if (!side_kernels(&r->formal))
@@ -1490,9 +1523,10 @@ static an_status analyse(run_state *r, double kernel_min_share) {
    * allocated, so the two never coexist (many distinct names: 220 -> 192 MB). */
   /* the time account first: its per-instance collective waits decide the overlap's wait
    * rows (issue 31) */
-  if (rc == AN_OK) rc = run_two(r, build_timeline, build_model_scans, false);
+  if (rc == AN_OK) rc = run_two(r, build_timeline, build_ahead, false);
+  if (rc == AN_OK) drop_unasked_nests(r);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
-  if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
+  if (rc == AN_OK) rc = run_two(r, build_tables, build_view_nests, false);
   return rc == AN_OK ? build_after_tables(r) : rc;
 }
 
@@ -1519,7 +1553,8 @@ an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **o
   double kernel_min_share = rc == AN_OK && opt->min_share_pct < 0
                                 ? te_rules_settings(rules)->kernel_table_min_share_pct
                                 : opt->min_share_pct;
-  if (rc == AN_OK) rc = analyse(r, kernel_min_share);
+  r->kernel_min_share = kernel_min_share;
+  if (rc == AN_OK) rc = analyse(r);
   if (rc == AN_OK) rc = assemble(r, kernel_min_share);
   free_steps(r);
   free_model_scans(r);

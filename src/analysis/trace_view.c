@@ -5,6 +5,8 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,7 +288,13 @@ struct an_view_shared {
   an_trace_filter filter;
   bool filter_counted;
   an_op_nest ops;
-  bool ops_built;
+  /* The nest is the one shared part built by another thread (the pipeline's run_two)
+   * while this one may ask it: whoever comes first builds it under ops_lock, the flag is
+   * read without it once set. ops_asked: some pass asked it (an_trace_view_ops), so
+   * an_trace_view_ops_drop_unasked keeps it. */
+  atomic_bool ops_built, ops_asked;
+  pthread_mutex_t ops_lock;
+  bool lock_ready;
   uint32_t *kernel_ops; /* an_trace_view_stage_ops: block after block */
   size_t *block_first;  /* per stage block: its first entry in kernel_ops */
 };
@@ -301,6 +309,7 @@ void an_trace_view_free(an_trace_view *v) {
   if (v->shared) {
     an_launch_context_destroy(v->shared->launches);
     an_op_nest_free(&v->shared->ops);
+    if (v->shared->lock_ready) pthread_mutex_destroy(&v->shared->ops_lock);
     free(v->shared->kernel_ops);
     free(v->shared->block_first);
   }
@@ -314,13 +323,39 @@ an_launch_context *an_trace_view_launches(const an_trace_view *v) {
   return s ? s->launches : NULL;
 }
 
+/* The view's nest, built under its lock by whoever comes first; NULL: out of memory. */
+static const an_op_nest *ops_build(struct an_view_shared *s, const tr_trace *t) {
+  if (atomic_load_explicit(&s->ops_built, memory_order_acquire)) return &s->ops;
+  pthread_mutex_lock(&s->ops_lock);
+  bool ok = atomic_load_explicit(&s->ops_built, memory_order_relaxed) ||
+            an_op_nest_build(&s->ops, t) == 0;
+  if (ok) atomic_store_explicit(&s->ops_built, true, memory_order_release);
+  pthread_mutex_unlock(&s->ops_lock);
+  return ok ? &s->ops : NULL;
+}
+
 const an_op_nest *an_trace_view_ops(const an_trace_view *v) {
   struct an_view_shared *s = v->shared;
-  if (s && !s->ops_built) {
-    if (an_op_nest_build(&s->ops, v->trace) != 0) return NULL;
-    s->ops_built = true;
-  }
-  return s ? &s->ops : NULL;
+  if (!s) return NULL;
+  if (!atomic_load_explicit(&s->ops_asked, memory_order_relaxed))
+    atomic_store_explicit(&s->ops_asked, true, memory_order_relaxed);
+  return ops_build(s, v->trace);
+}
+
+bool an_trace_view_ops_ahead(const an_trace_view *v) {
+  return v->shared && ops_build(v->shared, v->trace);
+}
+
+void an_trace_view_ops_drop_unasked(an_trace_view *v) {
+  struct an_view_shared *s = v->shared;
+  if (!s || atomic_load(&s->ops_asked) || !atomic_load(&s->ops_built)) return;
+  an_op_nest_free(&s->ops);
+  atomic_store(&s->ops_built, false);
+}
+
+const an_op_nest *an_trace_view_ops_built(const an_trace_view *v) {
+  struct an_view_shared *s = v->shared;
+  return s && atomic_load_explicit(&s->ops_built, memory_order_acquire) ? &s->ops : NULL;
 }
 
 /* Where the searches of a caller asking about kernels in time order last ended: the
@@ -725,7 +760,8 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   out->kernel_slot = calloc(nk ? nk : 1, sizeof *out->kernel_slot);
   out->slot_stage = calloc(n_st + 1, sizeof *out->slot_stage);
   out->shared = calloc(1, sizeof *out->shared);
-  if (!out->kernel_slot || !out->slot_stage || !out->shared) {
+  if (out->shared) out->shared->lock_ready = pthread_mutex_init(&out->shared->ops_lock, NULL) == 0;
+  if (!out->kernel_slot || !out->slot_stage || !out->shared || !out->shared->lock_ready) {
     an_trace_view_free(out);
     return AN_ERR_NOMEM;
   }

@@ -112,10 +112,23 @@ an_launch_context *an_trace_view_launches(const an_trace_view *v);
 const an_trace_filter *an_trace_view_filter(const an_trace_view *v);
 
 /* The CPU-op nest of the view's trace (op_nest.h, every op), built on the first call and
- * kept with the view: the host side of the collectives' messages, the opaque-op split,
- * the roofline's launching ops, graph staging and the filter counts walk the same nest,
- * where each sorted the ops for itself. NULL when out of memory. */
+ * kept with the view: the opaque-op split, the roofline's launching ops, graph staging,
+ * the filter counts and the time account's untraced stretches walk the same nest, where
+ * each sorted the ops for itself. Unlike the rest of the view, two threads may ask it at
+ * once (the pipeline builds it beside the tables, which may ask it): the first builds, the
+ * other waits. NULL when out of memory. */
 const an_op_nest *an_trace_view_ops(const an_trace_view *v);
+/* The nest when some caller built it already, else NULL (nothing is built): for a caller
+ * that needs the ops around a few times only and can index just those (op_nest.h
+ * an_op_nest_build_at) rather than sort every op early. */
+const an_op_nest *an_trace_view_ops_built(const an_trace_view *v);
+/* Builds the nest ahead of the passes that may ask it (on another thread), without
+ * counting as asked; false when out of memory (the next an_trace_view_ops tries again). */
+bool an_trace_view_ops_ahead(const an_trace_view *v);
+/* Frees a nest built ahead that no pass asked yet (an_trace_view_ops builds it again when
+ * one does): not held through phases that do not need it. While no other thread reads the
+ * view. */
+void an_trace_view_ops_drop_unasked(an_trace_view *v);
 
 /* The CPU op that launched kernel k of the view's trace: in older Kineto (the kernel's
  * External id is its correlation id) the op around its launch call on the launching
