@@ -288,13 +288,14 @@ struct an_view_shared {
   an_trace_filter filter;
   bool filter_counted;
   an_op_nest ops;
-  /* The nest is the one shared part built by another thread (the pipeline's run_two)
-   * while this one may ask it: whoever comes first builds it under ops_lock, the flag is
-   * read without it once set. ops_asked: some pass asked it (an_trace_view_ops), so
+  /* The nest and the kernels' launching ops are the shared parts built on another thread
+   * (the pipeline's run_two) while this one may ask them: whoever comes first builds one
+   * under its lock, its flag is read without it once set (the launching ops may ask the
+   * nest: two locks). ops_asked: some pass asked the nest (an_trace_view_ops), so
    * an_trace_view_ops_drop_unasked keeps it. */
-  atomic_bool ops_built, ops_asked;
-  pthread_mutex_t ops_lock;
-  bool lock_ready;
+  atomic_bool ops_built, ops_asked, kernel_ops_built;
+  pthread_mutex_t ops_lock, kernel_ops_lock;
+  bool lock_ready, kernel_lock_ready;
   uint32_t *kernel_ops; /* an_trace_view_stage_ops: block after block */
   size_t *block_first;  /* per stage block: its first entry in kernel_ops */
 };
@@ -310,6 +311,7 @@ void an_trace_view_free(an_trace_view *v) {
     an_launch_context_destroy(v->shared->launches);
     an_op_nest_free(&v->shared->ops);
     if (v->shared->lock_ready) pthread_mutex_destroy(&v->shared->ops_lock);
+    if (v->shared->kernel_lock_ready) pthread_mutex_destroy(&v->shared->kernel_ops_lock);
     free(v->shared->kernel_ops);
     free(v->shared->block_first);
   }
@@ -428,7 +430,14 @@ static bool stage_ops_build(const an_trace_view *v, struct an_view_shared *s) {
 
 const uint32_t *an_trace_view_stage_ops(const an_trace_view *v, size_t block) {
   struct an_view_shared *s = v->shared;
-  if (!s || block >= v->n_stages || (!s->kernel_ops && !stage_ops_build(v, s))) return NULL;
+  if (!s || block >= v->n_stages) return NULL;
+  if (!atomic_load_explicit(&s->kernel_ops_built, memory_order_acquire)) {
+    pthread_mutex_lock(&s->kernel_ops_lock);
+    bool ok = s->kernel_ops || stage_ops_build(v, s);
+    if (ok) atomic_store_explicit(&s->kernel_ops_built, true, memory_order_release);
+    pthread_mutex_unlock(&s->kernel_ops_lock);
+    if (!ok) return NULL;
+  }
   return s->kernel_ops + s->block_first[block];
 }
 
@@ -760,8 +769,12 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   out->kernel_slot = calloc(nk ? nk : 1, sizeof *out->kernel_slot);
   out->slot_stage = calloc(n_st + 1, sizeof *out->slot_stage);
   out->shared = calloc(1, sizeof *out->shared);
-  if (out->shared) out->shared->lock_ready = pthread_mutex_init(&out->shared->ops_lock, NULL) == 0;
-  if (!out->kernel_slot || !out->slot_stage || !out->shared || !out->shared->lock_ready) {
+  if (out->shared) {
+    out->shared->lock_ready = pthread_mutex_init(&out->shared->ops_lock, NULL) == 0;
+    out->shared->kernel_lock_ready = pthread_mutex_init(&out->shared->kernel_ops_lock, NULL) == 0;
+  }
+  if (!out->kernel_slot || !out->slot_stage || !out->shared || !out->shared->lock_ready ||
+      !out->shared->kernel_lock_ready) {
     an_trace_view_free(out);
     return AN_ERR_NOMEM;
   }

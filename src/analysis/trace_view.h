@@ -140,7 +140,9 @@ const tr_event *an_trace_view_launching_op(const an_trace_view *v, const tr_even
  * the view, in the block's order, as its position among the trace's CPU ops
  * (tr_trace_events(TR_KIND_CPU_OP)) or AN_NO_OP: found for every block on the first call
  * and kept with the view, since the fusion table's shape gate and GEMM merges and the
- * roofline ask about the same kernels. NULL when out of memory, or no such block. */
+ * roofline ask about the same kernels. Like the nest, built under the view's lock: the
+ * pipeline builds them beside the tables, which ask them. NULL when out of memory, or no
+ * such block. */
 #define AN_NO_OP UINT32_MAX
 const uint32_t *an_trace_view_stage_ops(const an_trace_view *v, size_t block);
 
