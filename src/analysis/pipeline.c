@@ -1458,16 +1458,37 @@ static an_status run_two(run_state *r, an_status (*first)(run_state *),
   return rc == AN_OK ? s.rc : rc;
 }
 
-/* The formal views' op nests (an_trace_view_ops_ahead), on the second thread: beside the
- * time account (build_ahead), which may ask them for its untraced host stretches (hta15:
- * ~22 ms of its first thread), and beside the tables, for the opaque-op split and the
- * roofline after them. A nest reads the trace only and is built under the view's lock, so
- * a pass asking it meanwhile waits for it. A failure is left to build_after_tables, which
- * asks again and says it. */
+/* The formal views' op nests (an_trace_view_ops_ahead), off the first thread: from the
+ * read's end to the time account's (nests_start), which may ask them for its untraced host
+ * stretches and its collectives' host messages (hta15: ~22 ms of the first thread), and
+ * beside the tables, for the opaque-op split and the roofline after them. A nest reads the
+ * trace only and is built under the view's lock, so a pass asking it meanwhile waits for
+ * it. A failure is left to build_after_tables, which asks again and says it. */
+static void nests_ahead(run_state *r) {
+  for (size_t i = 0; i < r->formal.n; i++)
+    if (r->formal.traces[i]) an_trace_view_ops_ahead(&r->formal.views[i]);
+}
+
+static void *nests_main(void *arg) {
+  nests_ahead(arg);
+  return NULL;
+}
+
+/* Starts the nests on a thread of their own, joined after the time account: the steps and
+ * the frameworks' detection beside them (run_two), the kernel maps and the ranks leave the
+ * second core room for one (hta x 2: steps 19.1 M instructions beside the detection's
+ * 10.2 M, the kernel maps ~8 M alone, the nests 15.5 M), and a nest ready when the time
+ * account asks spares it an index of its own. A thread for one step only, beside the
+ * kernel maps or the time account, was held or came late. False: no thread (one CPU,
+ * --workers 1, or none to be had); the nests are built when asked. */
+static bool nests_start(run_state *r, pthread_t *th) {
+  return an_workers_count(r->opt->rank_workers, 2) > 1 &&
+         pthread_create(th, NULL, nests_main, r) == 0;
+}
+
 static an_status build_view_nests(run_state *r, an_error *err) {
   (void)err;
-  for (size_t i = 0; !r->one_thread && i < r->formal.n; i++) /* one thread: when asked */
-    if (r->formal.traces[i]) an_trace_view_ops_ahead(&r->formal.views[i]);
+  if (!r->one_thread) nests_ahead(r); /* one thread: when asked */
   return AN_OK;
 }
 
@@ -1479,13 +1500,6 @@ static an_status build_beside_tables(run_state *r, an_error *err) {
   for (size_t i = 0; !r->one_thread && i < r->formal.n; i++) /* one thread: when asked */
     if (r->formal.traces[i]) an_trace_view_stage_ops(&r->formal.views[i], 0);
   return build_view_nests(r, err);
-}
-
-/* Beside the time account: the nests, then the model scans (the roofline's, after the
- * tables). */
-static an_status build_ahead(run_state *r, an_error *err) {
-  an_status rc = build_view_nests(r, err);
-  return rc == AN_OK ? build_model_scans(r, err) : rc;
 }
 
 /* The nests the time account did not ask go until the tables (build_view_nests builds them
@@ -1520,6 +1534,8 @@ static an_status analyse(run_state *r) {
   if (rc != AN_OK) return rc;
   if (!side_kernels(&r->formal))
     return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");
+  pthread_t nests;
+  bool ahead = nests_start(r, &nests);
   rc = run_two(r, build_steps, decide_frameworks, true);
   keep_evidence(r, &r->formal);
   if (r->two) keep_evidence(r, &r->mapping);
@@ -1533,7 +1549,8 @@ static an_status analyse(run_state *r) {
    * allocated, so the two never coexist (many distinct names: 220 -> 192 MB). */
   /* the time account first: its per-instance collective waits decide the overlap's wait
    * rows (issue 31) */
-  if (rc == AN_OK) rc = run_two(r, build_timeline, build_ahead, false);
+  if (rc == AN_OK) rc = run_two(r, build_timeline, build_model_scans, false);
+  if (ahead) pthread_join(nests, NULL);
   if (rc == AN_OK) drop_unasked_nests(r);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = run_two(r, build_tables, build_beside_tables, false);

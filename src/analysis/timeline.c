@@ -199,8 +199,8 @@ static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name);
  * the CPU ops by the view's nest when a pass built it already (an_trace_view_ops_built),
  * else, like the regions, by a pass over them and a sort of those few. The whole nest is
  * not built here: sorting every CPU op held the time account, the longest serial phase
- * (hta15: ~22 ms), and the pipeline builds it beside the tables for the passes after
- * them. NULL: out of memory. */
+ * (hta15: ~22 ms), and the pipeline builds it on another thread meanwhile. NULL: out of
+ * memory. */
 static an_coll_messages *host_messages(an_timeline *tl, tl_trace *c) {
   size_t nk = 0, n = 0;
   const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
