@@ -95,6 +95,7 @@ typedef struct run_state {
   an_model_scan *scans;     /* the formal views' model scans, until the roofline takes them */
   struct take_job *take;    /* the trace take_trace is viewing (run_two's steps read it) */
   bool one_thread;          /* run_two's second step runs after the first, on its thread */
+  bool nests_ahead;         /* the formal views' nests are built on a thread of their own */
 } run_state;
 
 /* One trace being viewed (take_trace): its view here, its id indexes on the second thread. */
@@ -1137,10 +1138,11 @@ static void free_model_scans(run_state *r) {
  * it shows: the traces go before the report). */
 static an_status build_timeline(run_state *r) {
   const side *fm = &r->formal;
+  bool ahead = r->nests_ahead;
   an_timeline_input *in = calloc(fm->n ? fm->n : 1, sizeof *in);
   an_status rc = in ? AN_OK : AN_ERR_NOMEM;
   for (size_t i = 0; rc == AN_OK && i < fm->n; i++)
-    in[i] = (an_timeline_input){&fm->views[i], &r->steps[i], fm->paths[i], fm->kmap, i};
+    in[i] = (an_timeline_input){&fm->views[i], &r->steps[i], fm->paths[i], fm->kmap, i, ahead};
   if (rc == AN_OK) rc = an_timeline_build(in, fm->n, r->rules, r->strings, &r->timeline);
   free(in);
   an_workload_input wi = {fm->traces, r->steps, fm->n, fm->fw->id, fm->fw->label, fm->fw_source};
@@ -1535,7 +1537,7 @@ static an_status analyse(run_state *r) {
   if (!side_kernels(&r->formal))
     return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");
   pthread_t nests;
-  bool ahead = nests_start(r, &nests);
+  r->nests_ahead = nests_start(r, &nests);
   rc = run_two(r, build_steps, decide_frameworks, true);
   keep_evidence(r, &r->formal);
   if (r->two) keep_evidence(r, &r->mapping);
@@ -1550,7 +1552,8 @@ static an_status analyse(run_state *r) {
   /* the time account first: its per-instance collective waits decide the overlap's wait
    * rows (issue 31) */
   if (rc == AN_OK) rc = run_two(r, build_timeline, build_model_scans, false);
-  if (ahead) pthread_join(nests, NULL);
+  if (r->nests_ahead) pthread_join(nests, NULL);
+  r->nests_ahead = false;
   if (rc == AN_OK) drop_unasked_nests(r);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = run_two(r, build_tables, build_beside_tables, false);

@@ -196,10 +196,11 @@ static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name);
 
 /* The lookup of the messages recorded on the host (coll_message.h) around the launch calls
  * of the collective kernels that state no message, the only times message_key asks about:
- * the CPU ops by the view's nest when a pass built it already (an_trace_view_ops_built),
- * else, like the regions, by a pass over them and a sort of those few. The whole nest is
- * not built here: sorting every CPU op held the time account, the longest serial phase
- * (hta15: ~22 ms), and the pipeline builds it on another thread meanwhile. NULL: out of
+ * the CPU ops by the view's nest (an_trace_view_ops: the opaque-op split, the roofline,
+ * graph staging and the filter counts walk the same one), the regions by a pass over them
+ * and a sort of those few. While another thread builds the nest (nest_ahead), the one
+ * built already, else the ops around those times like the regions: sorting every CPU op
+ * here held the time account, the longest serial phase (hta15: ~22 ms). NULL: out of
  * memory. */
 static an_coll_messages *host_messages(an_timeline *tl, tl_trace *c) {
   size_t nk = 0, n = 0;
@@ -212,8 +213,11 @@ static an_coll_messages *host_messages(an_timeline *tl, tl_trace *c) {
         !tr_event_arg(c->t, TR_KIND_KERNEL, &kev[i], TR_ARG_IN_MSG_NELEMS))
       at[n++] = tr_event_ts(c->t, an_steps_launch(s, i));
   ut_sort_f64(at, n);
-  const an_op_nest *ops = an_trace_view_ops_built(c->in->view); /* NULL: its own, of at */
-  an_coll_messages *m = an_coll_messages_create(c->t, tl->rules, tl->strings, ops, at, n);
+  const an_trace_view *v = c->in->view;
+  const an_op_nest *ops = c->in->nest_ahead ? an_trace_view_ops_built(v) : an_trace_view_ops(v);
+  an_coll_messages *m = !ops && !c->in->nest_ahead
+                            ? NULL /* out of memory */
+                            : an_coll_messages_create(c->t, tl->rules, tl->strings, ops, at, n);
   free(at);
   return m;
 }

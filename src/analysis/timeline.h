@@ -43,6 +43,10 @@ typedef struct an_timeline_input {
    * canonical name and category are read from it instead of being decided again. */
   const an_kernel_map *kmap;
   size_t kmap_view;
+  /* The view's CPU-op nest is being built on another thread (an_trace_view_ops_ahead): the
+   * collectives' host messages take it only if built, else index the few ops they ask
+   * about, rather than wait or build it a second time. False: they build it. */
+  bool nest_ahead;
 } an_timeline_input;
 
 typedef struct an_timeline an_timeline; /* opaque */

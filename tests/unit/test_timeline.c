@@ -445,7 +445,7 @@ typedef struct account {
 static void account_build(tb *b, account *a, const char *stage) {
   build(b, &a->x);
   a->strings = an_strtab_create();
-  an_timeline_input in = {&a->x.v, &a->x.s, "synthetic.json", NULL, 0}; /* no kernel map */
+  an_timeline_input in = {&a->x.v, &a->x.s, "synthetic.json", NULL, 0, false}; /* no kernel map */
   cr_assert_eq(an_timeline_build(&in, 1, rules, a->strings, &a->tl), AN_OK);
   a->st = an_timeline_stage(a->tl, stage);
   cr_assert_not_null(a->st, "stage %s has a time account", stage);
