@@ -1411,14 +1411,20 @@ const te_framework *te_rules_framework_default(const te_rules *r) {
   return ready(r) ? r->default_framework : NULL;
 }
 
+/* One subject for every hint: the text is folded (and compacted, tokenised) once, not once
+ * per hint; most texts are distinct names asked once, which a result cache cannot help. */
 const te_framework *te_rules_framework_from_text(const te_rules *r, const char *text) {
   if (!ready(r) || !text) return NULL;
   const te_list *l = &r->merged.text_hints;
-  for (size_t i = 0; i < l->n; i++) {
+  te_subject subj;
+  te_subject_init(&subj, text, strlen(text));
+  const text_hint_entry *hit = NULL;
+  for (size_t i = 0; !hit && i < l->n; i++) {
     const text_hint_entry *e = (const text_hint_entry *)l->items[i];
-    if (match_str(e->match.resolved, text)) return framework_by_id(r, e->framework);
+    if (te_matcher_match_subject(e->match.resolved, &subj)) hit = e;
   }
-  return NULL;
+  te_subject_done(&subj);
+  return hit ? framework_by_id(r, hit->framework) : NULL;
 }
 
 const te_framework *te_rules_framework_from_keys(const te_rules *r, const char *const *keys,
