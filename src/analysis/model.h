@@ -1301,15 +1301,19 @@ typedef struct an_time_account {
                               stream ended waits for that part (programmatic dependent launch) */
   int64_t graph_kernel_ns; /* kernel time replayed from a CUDA/HIP graph (matcher
                               graph_replay_launch on the launch call) */
-  /* Idle inside one graph replay: gaps (of timeline.gap_min_us) whose GPU events on both
-   * sides are nodes of one replay (one correlation id, the graph launch's, on both, which
-   * only a replay's nodes share), with nothing on any stream between them. A replay runs
-   * its nodes back to back unless one waits outside the graph (a host node, an external
-   * event), so much of it means the trace lost nodes (review 17 defect 1: hta_multistream5
-   * recorded a replay's memsets without the GEMMs that follow them). Count and longest. */
+  /* Idle inside one graph replay: of each gap (of timeline.gap_min_us) between nodes of one
+   * replay (one correlation id, the graph launch's, which only a replay's nodes share), the
+   * time with nothing on any stream. A replay runs its nodes back to back unless one waits
+   * outside the graph (a host node, an event another stream records), so much of it means
+   * the trace lost nodes (review 17 defect 1: hta_multistream5 recorded a replay's memsets
+   * without the GEMMs that follow them). n_graph_holes counts the gaps holding such idle,
+   * graph_hole_max_ns the longest of them node to node; graph_hole_busy_ns is the time other
+   * streams ran inside the gaps: a node waiting on their event is the other reading
+   * (review 18 defect 7). */
   int64_t graph_hole_ns;
   size_t n_graph_holes;
   int64_t graph_hole_max_ns;
+  int64_t graph_hole_busy_ns;
   int64_t collective_ns, collective_wait_ns, first_collective_wait_ns;
   /* the steps' first collectives: their time, and the part of it whose wait is unknown
    * (alone): where a late rank's arrival lands, unmeasured */

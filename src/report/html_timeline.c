@@ -122,7 +122,7 @@ static void account_para(rp_hw *hw, const an_stage_timeline *tl) {
   if (a->graph_kernel_ns > 0 && a->kernel_ns > 0)
     rp_hw_printf(hw, " %.0f%% of the kernel time is graph-replayed.",
                  (double)a->graph_kernel_ns / (double)a->kernel_ns * 100.0);
-  char unrec[384];
+  char unrec[768]; /* the line names both readings and the other streams' time */
   if (rp_graph_unrecorded_text(tl, unrec, sizeof unrec)) {
     rp_hw_printf(hw, " ");
     rp_hw_text(hw, unrec);

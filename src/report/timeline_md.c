@@ -159,7 +159,7 @@ static void account_line(FILE *f, const an_stage_timeline *tl) {
   if (a->graph_kernel_ns > 0 && a->kernel_ns > 0)
     fprintf(f, " %.0f%% of the kernel time is graph-replayed.",
             (double)a->graph_kernel_ns / (double)a->kernel_ns * 100.0);
-  char unrec[384];
+  char unrec[768]; /* the line names both readings and the other streams' time */
   if (rp_graph_unrecorded_text(tl, unrec, sizeof unrec)) fprintf(f, " %s", unrec);
   char host[384];
   if (rp_host_extent_text(tl, host, sizeof host)) fprintf(f, " %s", host);

@@ -231,8 +231,9 @@ static bool account_json(cJSON *o, const an_time_account *a, size_t causes_cap) 
                 a->kernel_ns > a->busy_ns ? a->kernel_ns - a->busy_ns : 0) &&
          add_us(o, "pdl_wait_us", a->pdl_wait_ns) &&
          add_us(o, "graph_kernel_us", a->graph_kernel_ns) &&
-         add_us(o, "graph_hole_us", a->graph_hole_ns) && add_us(o, "host_us", a->host_ns) &&
-         add_us(o, "collective_us", a->collective_ns) &&
+         add_us(o, "graph_hole_us", a->graph_hole_ns) &&
+         add_us(o, "graph_hole_busy_us", a->graph_hole_busy_ns) &&
+         add_us(o, "host_us", a->host_ns) && add_us(o, "collective_us", a->collective_ns) &&
          add_us(o, "collective_wait_us", a->collective_wait_ns) &&
          add_us(o, "first_collective_wait_us", a->first_collective_wait_ns) &&
          add_us(o, "first_collective_us", a->first_collective_ns) &&
@@ -679,18 +680,29 @@ double rp_step_coverage_pct(const an_stage_timeline *tl) {
   return all > 0 ? (double)tl->total.kernel_ns / all * 100.0 : 100.0;
 }
 
+/* "; other streams ran X ms/step inside those gaps" when they did (review 18 defect 7), into b. */
+static void hole_busy_text(const an_stage_timeline *tl, char *b, size_t cap) {
+  b[0] = '\0';
+  if (tl->total.graph_hole_busy_ns <= 0) return;
+  char x[32];
+  rp_fmt_ms(x, sizeof x, rp_per_step_us(tl, tl->total.graph_hole_busy_ns));
+  snprintf(b, cap, "; other streams ran %s ms/step inside those gaps", x);
+}
+
 const char *rp_graph_unrecorded_text(const an_stage_timeline *tl, char *buf, size_t cap) {
   if (!tl->graph_unrecorded) return NULL;
   const an_time_account *a = &tl->total;
-  char h[32], g[32];
+  char h[32], g[32], busy[96];
   rp_fmt_ms(h, sizeof h, rp_per_step_us(tl, a->graph_hole_ns));
   rp_fmt_ms(g, sizeof g, (double)a->graph_hole_max_ns / 1000.0);
+  hole_busy_text(tl, busy, sizeof busy);
   snprintf(buf, cap,
            "Graph replays incomplete: %s ms/step of the idle lies between the nodes of one graph "
-           "replay, with nothing on any stream (%zu gaps, longest %s ms): a replay runs its "
-           "nodes back to back, so the trace is missing graph-replayed kernels, and the idle "
-           "beside them is unmeasured.",
-           h, a->n_graph_holes, g);
+           "replay, with nothing on any stream (%zu gaps, longest %s ms node to node%s): a "
+           "replay runs its nodes back to back unless a node waits outside the graph, so the "
+           "trace is missing graph-replayed kernels or a captured node waits on another "
+           "stream's event, and the idle beside them is unmeasured.",
+           h, a->n_graph_holes, g, busy);
   return buf;
 }
 
@@ -1915,18 +1927,21 @@ static void merge_frames(const an_summary_item *it, char *b, size_t cap) {
  * replays, and why the idle around them is unmeasured. */
 static void unrecorded_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   const an_time_account *a = &it->timeline->total;
-  char h[32], g[32];
+  char h[32], g[32], busy[96];
   rp_fmt_ms(h, sizeof h, it->graph_hole_us);
   rp_fmt_ms(g, sizeof g, (double)a->graph_hole_max_ns / 1000.0);
+  hole_busy_text(it->timeline, busy, sizeof busy);
   snprintf(b, cap,
            "%s ms/step of GPU idle lies between the nodes of one graph replay, with nothing on "
-           "any stream (%zu %s, longest %s ms; the time account's graph-replay line): a replay "
-           "runs its nodes back to back unless one waits outside the graph (a host node, an "
-           "external event), so this trace did not record some of its replayed kernels; the "
-           "%s ms/step the GPU idles with work queued (the rows linked) may be that work, and "
-           "every figure beside it (exposed times, waits) is unmeasured, so no bound is given "
-           "and no wait is worth hunting until a capture records the replays whole",
-           h, a->n_graph_holes, a->n_graph_holes == 1 ? "gap" : "gaps", g, x);
+           "any stream (%zu %s, longest %s ms node to node%s; the time account's graph-replay "
+           "line): a replay runs its nodes back to back unless one waits outside the graph, so "
+           "either this trace did not record some of its replayed kernels or a captured node "
+           "waits on an event another stream records (a cross-stream wait, which leaves idle "
+           "with nothing running only while that stream waits too); the %s ms/step the GPU "
+           "idles with work queued (the rows linked) may be that work, and every figure beside "
+           "it (exposed times, waits) is unmeasured, so no bound is given and no wait is worth "
+           "hunting until a capture records the replays whole",
+           h, a->n_graph_holes, a->n_graph_holes == 1 ? "gap" : "gaps", g, busy, x);
 }
 
 void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t cap) {

@@ -2213,7 +2213,9 @@ static void graph_replay(tb *b, const double (*nodes)[2], size_t n) {
  * GEMMs unrecorded (each memset followed by a 1.6 ms hole with nothing on any stream) lost
  * graph-replayed work: the stage says so, and the queued idle is a re-capture item with no
  * bound, first. A hole another stream fills is no hole of the replay, and the two left in
- * one step are too few to say the trace lost work. */
+ * one step are too few to say the trace lost work; a hole another stream fills in part
+ * counts its idle only, and the time account says what the other stream ran inside it
+ * (review 18 defect 7: a captured cross-stream wait is the other reading). */
 Test(summary, a_graph_replay_with_holes_between_its_nodes_is_unrecorded, .init = setup,
      .fini = teardown) {
   /* memset + GEMM pairs 3 us apart, as a replay runs them (under timeline.gap_min_us) */
@@ -2228,10 +2230,14 @@ Test(summary, a_graph_replay_with_holes_between_its_nodes_is_unrecorded, .init =
   }
   static const struct {
     bool lost;
-    bool filler; /* another stream's kernel runs in the first hole */
+    double filler; /* us another stream's kernel runs from the first hole's start (0: none) */
     size_t holes;
     bool unrecorded;
-  } cases[] = {{false, false, 0, false}, {true, false, 3, true}, {true, true, 2, false}};
+    double hole_us, busy_us; /* idle with nothing on any stream, other streams' time */
+  } cases[] = {{false, 0, 0, false, 0, 0},
+               {true, 0, 3, true, 3 * 1606, 0},
+               {true, 1604, 2, false, 2 * 1606, 1606},
+               {true, 600, 3, true, 2 * 1606 + 1005, 601}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     tb b;
     tb_begin(&b);
@@ -2241,37 +2247,53 @@ Test(summary, a_graph_replay_with_holes_between_its_nodes_is_unrecorded, .init =
       graph_replay(&b, (const double(*)[2])lost, n_lost);
     else
       graph_replay(&b, (const double(*)[2])whole, 10);
-    if (cases[k].filler) launch_on(&b, "side_stream_kernel", 150, 6831, 1604, 9);
+    if (cases[k].filler > 0) launch_on(&b, "side_stream_kernel", 150, 6831, cases[k].filler, 9);
     an_report *r = run_buffer(&b);
     const an_stage_timeline *tl = r->stages[0].timeline;
     cr_assert_eq(tl->graph_unrecorded, cases[k].unrecorded, "%zu", k);
     /* one or two odd gaps a step are no lost work (timeline.graph_hole_min_per_step) */
     cr_assert_eq(tl->total.n_graph_holes, cases[k].holes, "%zu", k);
+    cr_assert_eq(tl->total.graph_hole_ns, (int64_t)(cases[k].hole_us * 1000), "%zu: %lld", k,
+                 (long long)tl->total.graph_hole_ns);
+    cr_assert_eq(tl->total.graph_hole_busy_ns, (int64_t)(cases[k].busy_us * 1000), "%zu: %lld", k,
+                 (long long)tl->total.graph_hole_busy_ns);
     const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
     cr_assert_not_null(dep, "%zu", k);
     cr_assert_eq(dep->graph_unrecorded, cases[k].unrecorded, "%zu", k);
     char *md = render(rp_markdown, r);
     if (cases[k].unrecorded) {
-      cr_assert_eq(tl->total.graph_hole_ns, 3 * 1606000, "%lld",
-                   (long long)tl->total.graph_hole_ns);
       cr_assert_eq(dep->basis, AN_BASIS_UNBOUNDED);
       cr_assert_float_eq(dep->at_stake_us, 0, 1e-9);
-      /* the queued gap and the hole, both queued behind the launch: unmeasured */
-      cr_assert_float_eq(dep->basis_us, 5000 + 3 * 1606, 1e-6, "%g", dep->basis_us);
+      /* the queued gap and the holes' idle, all queued behind the launch: unmeasured */
+      cr_assert_float_eq(dep->basis_us, 5000 + cases[k].hole_us, 1e-6, "%g", dep->basis_us);
       cr_assert_eq(dep, &r->summary[0], "the re-capture item comes first");
       cr_assert_not_null(strstr(md, "1. **Capture this trace again before acting on its idle"),
                          "%s", md);
-      cr_assert_not_null(
-          strstr(md, "no bound; the GPU idle it leaves unmeasured: **9.82 ms/step**"), "%s", md);
-      cr_assert_not_null(strstr(md, "Graph replays incomplete: 4.82 ms/step"), "%s", md);
+      char want[160];
+      snprintf(want, sizeof want, "no bound; the GPU idle it leaves unmeasured: **%.2f ms/step**",
+               (5000 + cases[k].hole_us) / 1000);
+      cr_assert_not_null(strstr(md, want), "%s", md);
+      snprintf(want, sizeof want, "Graph replays incomplete: %.2f ms/step",
+               cases[k].hole_us / 1000);
+      cr_assert_not_null(strstr(md, want), "%s", md);
+      /* the other streams' time inside the holes: a cross-stream wait, the other reading */
+      snprintf(want, sizeof want, "other streams ran %.2f ms/step inside those gaps",
+               cases[k].busy_us / 1000);
+      cr_assert((strstr(md, want) != NULL) == (cases[k].busy_us > 0), "%zu: %s", k, md);
+      cr_assert_not_null(strstr(md, "or a captured node waits on an event another stream records"),
+                         "%s", md);
+      /* the time account's line whole, both readings named */
+      cr_assert_not_null(strstr(md,
+                                "or a captured node waits on another stream's event, and the "
+                                "idle beside them is unmeasured."),
+                         "%s", md);
       cr_assert_null(strstr(md, "Find what the queued graph waits on"), "%s", md);
       /* the overlap table's exposed times are unmeasured too */
       cr_assert_not_null(rp_overlap_unrecorded(&r->stages[0]));
     } else {
       cr_assert_null(rp_overlap_unrecorded(&r->stages[0]), "%zu", k);
       /* the queued gap, and the two holes left beside the filler (queued too) */
-      cr_assert_float_eq(dep->at_stake_us, cases[k].filler ? 5000 + 2 * 1606 : 5000, 1e-6, "%zu",
-                         k);
+      cr_assert_float_eq(dep->at_stake_us, 5000 + cases[k].hole_us, 1e-6, "%zu", k);
       cr_assert_not_null(strstr(md, "Find what the queued graph waits on"), "%zu: %s", k, md);
       cr_assert_null(strstr(md, "Graph replays incomplete"), "%zu: %s", k, md);
     }
