@@ -363,6 +363,9 @@ typedef struct an_roofline {
                                     attainable rate, latency_floor_us), 0 at or below it: what
                                     tuning the kernel could win over its launches with shapes */
   double latency_floor_us;       /* the per-launch floor applied (an_roofline_device); 0 none */
+  bool floor_added;              /* roofline.launch_ramp: a launch's time at a rate is its floor
+                                    plus its work at the rate, and the rates of evidence are
+                                    past their launches' floors */
   size_t floored_launches;       /* launches whose time at the attainable rate is below it */
   bool latency_bound;            /* the floor holds most of the row's attainable time: the
                                     row is latency-bound, not held by bytes or FLOPs */
@@ -380,6 +383,8 @@ typedef struct an_roofline {
    * FLOPs bound it (limiter compute, not balanced; review 15 defect 2). Far below the
    * ridge (decode's paged attention) the bytes stay its limiter. */
   bool fused_flops;
+  /* The launches' time at the attainable rate and, of it, their floors' part. */
+  double at_time_us, floor_time_us;
 } an_roofline;
 
 /* The larger of a row's two roofline terms over the smaller (0: a term is 0). */
@@ -1669,6 +1674,10 @@ typedef struct an_summary_item {
   /* Roofline tuning items: the launches of their kernels below the device's latency floor
    * (an_roofline.latency_floor_us), whose bound counts only their time above it. */
   size_t floored_launches;
+  /* Roofline tuning items: their kernels' time at their attainable rates and, of it, the
+   * floors' part (an_roofline.at_time_us, floor_time_us): with the launch ramp, the share
+   * of that time no tuning can take (docs/roofline.md "Latency floor"). */
+  double at_time_us, floor_time_us;
   /* Roofline tuning items: what their kernels win at the device pack's attainable rate,
    * when some are measured against their family's lower best observed rate (the bound):
    * the ceiling the basis states; 0: the same as the bound. */

@@ -11,6 +11,7 @@
  */
 #include "analysis/roofline.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -438,6 +439,7 @@ typedef struct row_acc {
    * shapes from its own op): TB/s, and TFLOP/s of each peak class (as the record's rates
    * are computed, so a one-launch row's equals its own) */
   double launch_tbs, launch_tflops[TE_PEAK_COUNT];
+  double launch_tbs_us, launch_tflops_us[TE_PEAK_COUNT]; /* those launches' times */
 } row_acc;
 
 /* The bound of one launch; R_NO_PEAK when its FLOPs have no peak on the device. Matrix
@@ -531,11 +533,12 @@ static void launch_evidence(row_acc *a, const te_device *dev, const launch *l, d
                             an_shape_source src, double min_us) {
   if (dur < min_us || dur <= 0 || (src != AN_SHAPES_OP && src != AN_SHAPES_MAPPING)) return;
   double tbs = l->cost.bytes / (dur * US_PER_S);
-  if (tbs > a->launch_tbs && tbs <= dev->hbm_tbs) a->launch_tbs = tbs;
+  if (tbs > a->launch_tbs && tbs <= dev->hbm_tbs) a->launch_tbs = tbs, a->launch_tbs_us = dur;
   te_peak p = l->cost.dtype ? l->cost.dtype->peak : TE_PEAK_NONE;
   if (p < 0 || l->cost.flops <= 0) return;
   double tflops = l->cost.flops / (dur * US_PER_S);
-  if (tflops > a->launch_tflops[p] && tflops <= dev->peak_tflops[p]) a->launch_tflops[p] = tflops;
+  if (tflops > a->launch_tflops[p] && tflops <= dev->peak_tflops[p])
+    a->launch_tflops[p] = tflops, a->launch_tflops_us[p] = dur;
 }
 
 static void row_add(row_acc *a, const launch *l, double dur, double mem_us, double comp_us,
@@ -965,6 +968,48 @@ static void set_balanced(const run *r, an_roofline *rec) {
   rec->achieved_pct = rec->time_us > 0 ? rec->bound_us / rec->time_us * 100.0 : 0;
 }
 
+/* The peak class a record's format names, -1 none. */
+static int peak_of(const an_roofline *rec) {
+  for (int p = 0; rec->dtype && p < TE_PEAK_COUNT; p++)
+    if (!strcmp(rec->dtype, te_peak_name((te_peak)p))) return p;
+  return -1;
+}
+
+/* The device's peak for a record's limiter (its format's dense peak when compute-bound). */
+static double device_peak(const te_device *dev, const an_roofline *rec) {
+  if (rec->limiter == AN_LIMIT_MEMORY) return dev->hbm_tbs;
+  int p = peak_of(rec);
+  return p >= 0 ? dev->peak_tflops[p] : 0;
+}
+
+/* A rate over time_us as evidence of what the work streams at (roofline.launch_ramp: a
+ * launch takes its floor plus its work at the rate, so the rate evidence gives is its work
+ * over its time past its launches' floors, fixed_us): none (0) when the floors hold more
+ * than roofline.evidence_max_floor_pct of the time (the rate would be mostly a guess at the
+ * fixed cost) or when it passes the peak. Without the ramp, the rate as it is. */
+static double past_floor(const te_settings *set, double rate, double time_us, double fixed_us,
+                         double peak) {
+  if (!set->roofline_launch_ramp || rate <= 0) return rate;
+  if (fixed_us >= time_us || fixed_us > time_us * set->roofline_evidence_max_floor_pct / 100.0)
+    return 0;
+  double v = rate * time_us / (time_us - fixed_us);
+  return v <= peak ? v : 0;
+}
+
+/* The row's floor (matrix work has its own) and its fastest launch's rate past it. */
+static void record_floor(const run *r, const row_acc *a, an_roofline *rec) {
+  const an_roofline_device *d = &r->out->device;
+  const te_settings *set = te_rules_settings(r->c.rules);
+  rec->latency_floor_us = matrix_kind(row_kind(a)) ? d->matrix_floor_us : d->latency_floor_us;
+  rec->floor_added = set->roofline_launch_ramp;
+  rec->launch_tbs =
+      past_floor(set, rec->launch_tbs, a->launch_tbs_us, rec->latency_floor_us, r->c.dev->hbm_tbs);
+  int p = peak_of(rec);
+  if (p >= 0)
+    rec->launch_tflops = past_floor(set, rec->launch_tflops, a->launch_tflops_us[p],
+                                    rec->latency_floor_us, r->c.dev->peak_tflops[p]);
+}
+
 static an_status build_records(run *r, size_t s) {
   an_stage_tables *st = &r->tables->stages[s];
   an_roofline_stage *os = &r->out->stages[s];
@@ -975,6 +1020,7 @@ static an_status build_records(run *r, size_t s) {
     st->rows[i].roofline = 0;
     if (!a->launches || a->time <= 0) continue;
     os->records[os->n] = record_of(a);
+    record_floor(r, a, &os->records[os->n]);
     set_balanced(r, &os->records[os->n]);
     if (!record_shapes(r, &r->work[s].acc[i], &os->records[os->n])) return AN_ERR_NOMEM;
     st->rows[i].roofline = (uint32_t)++os->n;
@@ -988,16 +1034,28 @@ static double rate_of(const an_roofline *rec) {
   return rec->limiter == AN_LIMIT_COMPUTE ? rec->achieved_tflops : rec->achieved_tbs;
 }
 
+/* The row's average rate past its launches' floors (past_floor; unbounded when they hold
+ * all of its time: no comparable row is faster than a row that is all fixed cost). */
+static double own_rate(const run *r, const an_roofline *rec) {
+  const te_settings *set = te_rules_settings(r->c.rules);
+  double fixed = rec->latency_floor_us * (double)rec->launches_with_shapes;
+  if (!set->roofline_launch_ramp) return rate_of(rec);
+  return fixed < rec->time_us ? rate_of(rec) * rec->time_us / (rec->time_us - fixed) : HUGE_VAL;
+}
+
 /* The rate a row is evidence of, 0 when none: the larger of its average over its launches
  * (with roofline.comparable_min_us of time over roofline.comparable_min_launches launches)
- * and its fastest launch that is evidence on its own (roofline.comparable_launch_us);
- * *by_launch: the launch's, above the row's average. */
-static double evidence_rate(const te_settings *set, const an_roofline *rec, bool *by_launch) {
+ * and its fastest launch that is evidence on its own (roofline.comparable_launch_us), each
+ * past its launches' floors (past_floor); *by_launch: the launch's, above the row's average. */
+static double evidence_rate(const run *r, const an_roofline *rec, bool *by_launch) {
+  const te_settings *set = te_rules_settings(r->c.rules);
   bool row = rec->time_us >= set->roofline_comparable_min_us &&
              rec->launches_with_shapes >= (size_t)set->roofline_comparable_min_launches;
   double own = rec->limiter == AN_LIMIT_COMPUTE ? rec->launch_tflops : rec->launch_tbs;
-  double avg = row ? rate_of(rec) : 0;
-  *by_launch = own > avg && own > rate_of(rec);
+  double fixed = rec->latency_floor_us * (double)rec->launches_with_shapes;
+  double avg =
+      row ? past_floor(set, rate_of(rec), rec->time_us, fixed, device_peak(r->c.dev, rec)) : 0;
+  *by_launch = own > avg && own > own_rate(r, rec);
   return own > avg ? own : avg;
 }
 
@@ -1011,14 +1069,6 @@ static bool comparable(const te_settings *set, const an_roofline *a, const an_ro
            te_string_list_has(&set->roofline_compute_peers, a->family) &&
            te_string_list_has(&set->roofline_compute_peers, b->family);
   return a->limiter == AN_LIMIT_MEMORY || format;
-}
-
-/* The device's peak for a record's limiter (its format's dense peak when compute-bound). */
-static double device_peak(const te_device *dev, const an_roofline *rec) {
-  if (rec->limiter == AN_LIMIT_MEMORY) return dev->hbm_tbs;
-  for (int p = 0; p < TE_PEAK_COUNT; p++)
-    if (rec->dtype && !strcmp(rec->dtype, te_peak_name((te_peak)p))) return dev->peak_tflops[p];
-  return 0;
 }
 
 /* The device's attainable rate for a record: the pack's fraction of its peak. */
@@ -1041,27 +1091,26 @@ static double best_comparable(const run *r, const an_roofline *rec, bool other, 
       const an_roofline *o = &r->out->stages[s].records[kr->roofline - 1];
       if ((other && o == rec) || !comparable(set, o, rec)) continue;
       bool one = false;
-      double rate = evidence_rate(set, o, &one);
+      double rate = evidence_rate(r, o, &one);
       if (rate > best) best = rate, *stage = s, *row = i, *by_launch = one;
     }
   return best;
 }
 
-/* The row's time at a rate, summed per launch as the larger of its work at that rate and
- * the device's latency floor (no launch runs faster than the floor, however little it
- * moves); *floored: the floor's part of it, *n_floored its launches. */
-static double time_at(const row_acc *a, bool compute, double rate, double floor, double *floored,
-                      size_t *n_floored) {
+/* The row's time at a rate, summed per launch: with roofline.launch_ramp its floor plus its
+ * work at that rate (the latency-bandwidth model: a launch of a few MB pays its fixed cost
+ * on top of its stream, so it reaches well under the rate a GB launch shows), else the
+ * larger of the two (no launch runs faster than the floor, however little it moves);
+ * *floored: the floor's part of it, *n_floored the launches whose work takes less. */
+static double time_at(const row_acc *a, bool compute, double rate, double floor, bool ramp,
+                      double *floored, size_t *n_floored) {
   double at = 0;
   for (size_t i = 0; i < a->n_costs; i++) {
     const cost_acc *c = &a->costs[i];
-    double t = (compute ? c->flops : c->bytes) / rate;
-    if (t < floor) {
-      *floored += floor * (double)c->launches;
-      *n_floored += c->launches;
-      t = floor;
-    }
-    at += t * (double)c->launches;
+    double t = (compute ? c->flops : c->bytes) / rate, n = (double)c->launches;
+    if (t < floor) *n_floored += c->launches;
+    if (ramp || t < floor) *floored += floor * n;
+    at += (ramp ? t + floor : t < floor ? floor : t) * n;
   }
   return at;
 }
@@ -1071,20 +1120,23 @@ static double time_at(const row_acc *a, bool compute, double rate, double floor,
  * the floor holds most of that time. At the device pack's rate too: the ceiling of a row
  * measured against its family's lower best observed rate. */
 static void set_headroom(const run *r, const row_acc *a, an_roofline *rec) {
-  const an_roofline_device *d = &r->out->device;
-  double floor = matrix_kind(row_kind(a)) ? d->matrix_floor_us : d->latency_floor_us;
+  bool ramp = te_rules_settings(r->c.rules)->roofline_launch_ramp;
+  double floor = rec->latency_floor_us;
   double rate = rec->attainable * US_PER_S, floored = 0;
   bool compute = rec->limiter == AN_LIMIT_COMPUTE;
-  rec->latency_floor_us = floor;
-  double at =
-      rate > 0 ? time_at(a, compute, rate, floor, &floored, &rec->floored_launches) : rec->time_us;
+  double at = rate > 0 ? time_at(a, compute, rate, floor, ramp, &floored, &rec->floored_launches)
+                       : rec->time_us;
   rec->headroom_us = rec->time_us > at ? rec->time_us - at : 0;
   rec->latency_bound = floored > at / 2;
+  rec->at_time_us = at;
+  rec->floor_time_us = floored;
+  /* with the ramp, how near the row runs to what its launches' sizes allow at that rate */
+  if (ramp && rate > 0 && rec->time_us > 0) rec->of_attainable_pct = at / rec->time_us * 100.0;
   rec->headroom_device_us = rec->headroom_us;
   if (rec->attainable_basis != AN_ATTAINABLE_FAMILY || rec->device_rate <= 0) return;
   double f2 = 0;
   size_t n2 = 0;
-  double dev = time_at(a, compute, rec->device_rate * US_PER_S, floor, &f2, &n2);
+  double dev = time_at(a, compute, rec->device_rate * US_PER_S, floor, ramp, &f2, &n2);
   rec->headroom_device_us = rec->time_us > dev ? rec->time_us - dev : 0;
 }
 
@@ -1097,7 +1149,7 @@ static void set_attainable(run *r, an_roofline *rec) {
   size_t s = 0, i = 0;
   bool one = false;
   double peer = best_comparable(r, rec, true, &s, &i, &one);
-  if (peer > rate_of(rec)) {
+  if (peer > own_rate(r, rec)) {
     const an_stage_tables *ps = &r->tables->stages[s];
     rec->sibling_kernel = ps->rows[i].name;
     rec->sibling_stage = ps->stage->label;

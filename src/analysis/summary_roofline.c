@@ -198,7 +198,7 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
     v.win = v.t * v.gain;
     v.win_dev = v.t * gain_dev;
     v.acts = true;
-  } else if (f->limiter == AN_LIMIT_MEMORY && !precision_row(c, r, f)) {
+  } else if (f->limiter == AN_LIMIT_MEMORY && !f->latency_bound && !precision_row(c, r, f)) {
     /* at the bound: half the bytes halve it (a 16-bit GEMM or attention row of a serving
      * run: the precision item's, with its family); a balanced row's FLOP term stays, so
      * fewer bytes win down to it at most */
@@ -275,7 +275,11 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
     if (!v[j].acts || v[j].done || !same_group(c, &v[i], &v[j])) continue;
     v[j].done = true;
     if (!it) continue;
-    if (v[j].action == AN_ACTION_TUNE_KERNEL) it->floored_launches += v[j].f->floored_launches;
+    if (v[j].action == AN_ACTION_TUNE_KERNEL) {
+      it->floored_launches += v[j].f->floored_launches;
+      it->at_time_us += v[j].f->at_time_us;
+      it->floor_time_us += v[j].f->floor_time_us;
+    }
     if (v[j].action == AN_ACTION_TUNE_KERNEL && v[j].win_dev > v[j].win) ceiling_member(it, v[j].f);
     sm_item_kernel(c, c->g.st->kernels[v[j].row].name);
     if (j != i) sm_item_more(it, "kernel", c->g.st->id, v[j].row);

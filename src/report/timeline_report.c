@@ -1290,16 +1290,18 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
     snprintf(sib, sizeof sib, "%sK%zu in %s, %s%s,", f->sibling_launch ? "a launch of " : "",
              f->sibling_row + 1, f->sibling_stage ? f->sibling_stage : "?",
              same ? "of the same family" : "a ", same ? "" : f->sibling_family);
+  /* with the launch ramp the rate is the evidence's past its launches' floors */
+  const char *past = f->floor_added ? " past its launches' latency floor" : "";
   if (f->attainable_basis == AN_ATTAINABLE_TRACE)
-    snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace)", f->attainable, unit,
-             *sib ? sib : "a comparable kernel");
+    snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace%s)", f->attainable, unit,
+             *sib ? sib : "a comparable kernel", past);
   else if (f->attainable_basis == AN_ATTAINABLE_FAMILY && f->peak > 0)
     snprintf(b, cap,
              "an attainable %.2f %s (the %s%s best observed rate: what %s reaches in this "
-             "trace, under the device pack's %.2f %s, %.0f%% of the %.2f %s %s peak)",
+             "trace%s, under the device pack's %.2f %s, %.0f%% of the %.2f %s %s peak)",
              f->attainable, unit, same ? "family's" : "",
              same ? "" : (f->dtype ? f->dtype : "format's"), *sib ? sib : "a comparable kernel",
-             f->device_rate, unit, f->device_rate / f->peak * 100.0, f->peak, unit,
+             past, f->device_rate, unit, f->device_rate / f->peak * 100.0, f->peak, unit,
              mem ? "HBM" : f->dtype);
   else if (f->peak > 0 && *sib)
     snprintf(b, cap,
@@ -1320,12 +1322,19 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
 /* The launches a tuning bound floors at the device's latency floor, as a clause ("" none). */
 static void floor_text(const an_summary_item *it, char *b, size_t cap) {
   *b = 0;
-  if (it->action == AN_ACTION_TUNE_KERNEL && it->floored_launches && it->roofline)
+  if (it->action != AN_ACTION_TUNE_KERNEL || !it->roofline) return;
+  size_t n = it->floored_launches;
+  double pct = it->at_time_us > 0 ? it->floor_time_us / it->at_time_us * 100.0 : 0;
+  if (it->roofline->floor_added && pct >= 0.5) /* roofline.launch_ramp: each pays its floor */
+    snprintf(b, cap,
+             "; each launch taken at the device's %.2f us per-launch latency floor plus its work "
+             "at that rate, the floors %.0f%% of that time",
+             it->roofline->latency_floor_us, pct);
+  else if (!it->roofline->floor_added && n)
     snprintf(b, cap,
              "; %zu launch%s below the device's %.2f us per-launch latency floor count only "
              "their time above it",
-             it->floored_launches, it->floored_launches == 1 ? "" : "es",
-             it->roofline->latency_floor_us);
+             n, n == 1 ? "" : "es", it->roofline->latency_floor_us);
 }
 
 /* A tuning bound taken at a family's best observed rate, with the ceiling at the device
@@ -1378,13 +1387,17 @@ static void taken_text(const an_summary_item *it, char *b, size_t cap) {
            who, it->ceiling_from, unit);
 }
 
+static void other_term(const an_roofline *f, char *b, size_t cap);
+
 /* A roofline item of several kernels of one family: their range against their bounds,
- * the attainable rate of the largest, and the share of their time the action wins. */
+ * the attainable rate of the largest (its two terms when it is balanced: both bound it),
+ * and the share of their time the action wins. */
 static void roofline_group_basis(const an_summary_item *it, const char *att, const char *x, char *b,
                                  size_t cap) {
   double won = it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0;
-  char fl[160], ceil[192], taken[160], held[128];
+  char fl[160], ceil[192], taken[160], held[128], both[320] = "";
   merged_text(it, "; ", "their", "", held, sizeof held);
+  if (it->roofline && it->roofline->balanced) other_term(it->roofline, both, sizeof both);
   floor_text(it, fl, sizeof fl);
   ceiling_text(it, ceil, sizeof ceil);
   taken_text(it, taken, sizeof taken);
@@ -1397,10 +1410,11 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
              it->roofline ? it->roofline->of_attainable_pct : 0, att, x);
   else
     snprintf(b, cap,
-             "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest against %s: each "
+             "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest%s against %s: each "
              "reaching its attainable rate wins at most %.0f%% of their %s ms/step (the sum of "
              "their headrooms%s%s%s)%s",
-             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x, held, fl, taken, ceil);
+             it->count, fam, it->basis_pct_lo, it->basis_pct, both, att, won, x, held, fl, taken,
+             ceil);
 }
 
 /* A roofline item's basis: where the kernel runs against its bound, the attainable rate

@@ -563,6 +563,13 @@ typedef struct te_list_map {
   X(roofline_comparable_launch_us, "roofline.comparable_launch_us", NUMBER, 0, 1e15, 0, NULL,      \
     "one launch with shapes from its own CPU op of at least this much GPU time is evidence of "    \
     "its rate on its own (its family's best observed rate counts its fastest such launch)")        \
+  X(roofline_launch_ramp, "roofline.launch_ramp", BOOL, 0, 0, 0, NULL,                             \
+    "true: a launch's time at a rate is its latency floor plus its work at the rate (a launch "    \
+    "of a few MB reaches well under a GB launch's rate), and a rate as evidence is its work "      \
+    "over its time past its launches' floors; false: the larger of floor and work at the rate")    \
+  X(roofline_evidence_max_floor_pct, "roofline.evidence_max_floor_pct", NUMBER, 0, 100, 0, NULL,   \
+    "with roofline.launch_ramp, a row's or launch's rate is evidence of an attainable rate only "  \
+    "when its launches' floors are at most this % of its time")                                    \
   X(roofline_compute_peers, "roofline.compute_peers", LIST, 0, 0, 0, NULL,                         \
     "op families whose compute-bound rows of one format are comparable with one another "          \
     "(matrix-core work: a grouped GEMM and a dense GEMM)")                                         \
