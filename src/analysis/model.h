@@ -1500,8 +1500,11 @@ typedef enum an_action {
   AN_ACTION_KERNEL_LEVER = 16,    /* kernels of a family a named change removes (summary.levers,
                                      summary.kernel_levers): channels_last for layout
                                      conversions */
-  AN_ACTION_MERGE_GEMMS = 17      /* sibling GEMMs that read one input: one wider GEMM (the
+  AN_ACTION_MERGE_GEMMS = 17,     /* sibling GEMMs that read one input: one wider GEMM (the
                                      fusion row of a merge pattern, fuse_merge.c) */
+  AN_ACTION_FOLD_GEMM = 18        /* a kernel whose lever folds it into the GEMM before it, a
+                                     GEMM of another library (roofline.levers_folding): its
+                                     whole time, less any slowdown of that GEMM */
 } an_action;
 
 /* Which part of a time-account row an item's figures take: an idle cause's gaps of at
@@ -1693,6 +1696,12 @@ typedef struct an_summary_item {
    * item holds (its siblings' launches), left out of basis_us: the merge's bound counts it,
    * with the merged GEMM at the best rate of its format (summary_roofline.c). */
   double merged_us;
+  /* Fold items (AN_ACTION_FOLD_GEMM; review 18 defect 5): the GEMM row the kernel folds into
+   * (index + 1 in the stage's kernel rows; 0: the trace's shapes name none), its time per
+   * step and the shape (its op's Input Dims, borrowed) that holds the kernel's input. */
+  size_t fold_row;
+  double fold_us;
+  const char *fold_dims;
   /* The run executed torch.compile'd code (an_provenance.compiled): the texts that would
    * propose torch.compile (launch-bound, the eager chains) propose what is left instead. */
   bool compiled_run;

@@ -31,6 +31,7 @@
 
 #include "analysis/summary.h"
 #include "analysis/summary_internal.h"
+#include "util/limits.h"
 #include "util/vec.h"
 
 /* A kernel row's roofline as the summary reads it: its action, what that wins per step,
@@ -48,6 +49,7 @@ typedef struct rl_cand {
   double frac;    /* achieved / attainable */
   double gain;    /* the share of its time tuning wins: its headroom (latency floor included) */
   bool done;      /* already in an item */
+  const te_string_list *fold; /* a folding lever's GEMM families (roofline.levers_folding) */
 } rl_cand;
 
 /* The share of the row's per-step time its launches with shapes cover, on the per-step
@@ -141,7 +143,9 @@ static double fewer_bytes_floor(const an_roofline *f) {
  * "FAMILY/PLATFORM/LIB" whose matcher lever_lib_LIB names the kernel), what is left on
  * that library; else the family's lever (roofline.levers "FAMILY/PLATFORM", then
  * "FAMILY/any"); NULL: none known (the item says so). */
-static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const char *kernel) {
+static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const char *kernel,
+                                  const char **taken) {
+  *taken = NULL;
   /* review 17 defect 4: a piece fed by a copy its fusion row's chain takes along (the
    * per-head Q/K norm after the Q/K copy) is slow for that copy: the pattern's lever */
   for (size_t i = 0; i < c->g.st->n_fuse; i++) {
@@ -161,7 +165,10 @@ static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const c
       char lib[96];
       snprintf(lib, sizeof lib, "lever_lib_%s", run->keys[k] + n);
       const te_matcher *m = te_rules_matcher(c->rules, lib);
-      if (m && te_matcher_match(m, kernel, strlen(kernel))) return run->values[k].items[0];
+      if (m && te_matcher_match(m, kernel, strlen(kernel))) {
+        *taken = run->keys[k];
+        return run->values[k].items[0];
+      }
     }
   }
   for (size_t i = 0; i < sizeof pfs / sizeof *pfs; i++) {
@@ -172,6 +179,73 @@ static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const c
     if (t && t->n) return t->items[0];
   }
   return NULL;
+}
+
+/* The GEMM families of kernel's folding lever (roofline.levers_folding: its lever folds it
+ * into the GEMM before it, a GEMM of another library), NULL when its lever does not fold. */
+static const te_string_list *fold_families(const sm_ctx *c, const an_roofline *f,
+                                           const char *kernel) {
+  const char *key;
+  roofline_lever(c, f, kernel, &key);
+  const te_string_list *t = key ? te_list_map_get(&c->s->roofline_levers_folding, key) : NULL;
+  return t && t->n ? t : NULL;
+}
+
+/* The tensors of an op's Input Dims text ("[[15360, 4096], [4096, 24576]]"), each by its
+ * first and last dimension (scalars and empty lists left out), at most cap; their count. */
+static size_t dims_tensors(const char *s, long (*t)[2], size_t cap) {
+  size_t n = 0, k = 0;
+  int depth = 0;
+  for (const char *p = s; p && *p; p++) {
+    if (*p == '[' && ++depth == 2) k = 0;
+    if (*p == ']' && depth-- == 2 && k && n < cap) n++;
+    if (depth != 2 || *p < '0' || *p > '9') continue;
+    char *end;
+    long v = strtol(p, &end, 10);
+    p = end - 1;
+    if (n < cap && !k++) t[n][0] = v;
+    if (n < cap) t[n][1] = v;
+  }
+  return n;
+}
+
+/* Whether a GEMM's Input Dims hold an input of m rows and w columns: a tensor of m rows and
+ * a tensor with w as its first or last dimension (its output's columns: mm's and addmm's
+ * weight [K, w], linear's [w, K]). */
+static bool dims_hold(const char *dims, long m, long w) {
+  long t[AN_FOLD_TENSORS_MAX][2];
+  size_t n = dims_tensors(dims, t, AN_FOLD_TENSORS_MAX);
+  bool rows = false, cols = false;
+  for (size_t i = 0; i < n; i++) {
+    rows = rows || t[i][0] == m;
+    cols = cols || t[i][0] == w || t[i][1] == w;
+  }
+  return rows && cols;
+}
+
+/* The GEMM row a folding kernel (record f) folds into: a shown row of one of the families
+ * fams whose op's shapes hold the kernel's input, the widest tensor of its largest shape
+ * (a gated activation reads the gate_up GEMM's [tokens, 2 x intermediate] output); the
+ * largest by time when several do. Index + 1, 0: none (no shapes); *dims its shape. */
+static size_t fold_target(const sm_ctx *c, const an_roofline *f, const te_string_list *fams,
+                          const char **dims) {
+  long t[AN_FOLD_TENSORS_MAX][2], m = 0, w = 0;
+  size_t n = f->n_shapes ? dims_tensors(f->shapes[0].dims, t, AN_FOLD_TENSORS_MAX) : 0;
+  for (size_t i = 0; i < n; i++)
+    if (t[i][1] > w) m = t[i][0], w = t[i][1];
+  *dims = NULL;
+  if (w <= 0) return 0;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) { /* rows are time-descending */
+    const an_kernel_row *r = &c->g.st->kernels[i];
+    const an_roofline *g = an_row_roofline(c->g.st, r);
+    if (!r->shown || !g || !g->family || !te_string_list_has(fams, g->family)) continue;
+    for (size_t k = 0; k < g->n_shapes; k++)
+      if (g->shapes[k].dims && dims_hold(g->shapes[k].dims, m, w)) {
+        *dims = g->shapes[k].dims;
+        return i + 1;
+      }
+  }
+  return 0;
 }
 
 /* A row wholly in a merge item keeps its action with no time of its own: a kernel under
@@ -193,7 +267,12 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   v.merged = sm_row_per_step(c, r) * coverage * held;
   double gain_dev = f->time_us > 0 ? f->headroom_device_us / f->time_us : v.gain;
   bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
-  if (tune && v.frac < 1) {
+  v.fold = fold_families(c, f, r->name);
+  if (v.fold) { /* review 18 defect 5: the fold removes the kernel, not its headroom */
+    v.action = AN_ACTION_FOLD_GEMM;
+    v.win = v.win_dev = v.t;
+    v.acts = v.t > 0;
+  } else if (tune && v.frac < 1) {
     v.action = AN_ACTION_TUNE_KERNEL;
     v.win = v.t * v.gain;
     v.win_dev = v.t * gain_dev;
@@ -216,6 +295,7 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
  * a family one backend serves (summary.tune_group_families). */
 static bool same_group(const sm_ctx *c, const rl_cand *a, const rl_cand *b) {
   if (a == b) return true;
+  if (a->action == AN_ACTION_FOLD_GEMM) return false; /* one GEMM each */
   if (a->action != b->action || a->f->limiter != b->f->limiter || !a->f->family || !b->f->family ||
       strcmp(a->f->family, b->f->family) != 0)
     return false;
@@ -288,8 +368,16 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   it->basis_pct = hi;
   it->roofline = v[i].f;
   if (v[i].action == AN_ACTION_TUNE_KERNEL) it->merged_us = merged;
-  if (v[i].action == AN_ACTION_TUNE_KERNEL || v[i].f->balanced)
-    it->lever = roofline_lever(c, v[i].f, r->name);
+  const char *key;
+  if (v[i].action != AN_ACTION_FEWER_BYTES || v[i].f->balanced)
+    it->lever = roofline_lever(c, v[i].f, r->name, &key);
+  if (v[i].action == AN_ACTION_FOLD_GEMM) {
+    it->fold_row = fold_target(c, v[i].f, v[i].fold, &it->fold_dims);
+    if (it->fold_row) {
+      it->fold_us = sm_row_per_step(c, &c->g.st->kernels[it->fold_row - 1]);
+      sm_item_more(it, "kernel", c->g.st->id, it->fold_row - 1);
+    }
+  }
   if (v[i].action == AN_ACTION_TUNE_KERNEL && win_dev > win) it->ceiling_us = win_dev;
   if (members > 1) {
     it->what = v[i].f->family;

@@ -536,6 +536,20 @@ static bool item_not_additive_json(cJSON *o, const an_summary_item *it) {
          cJSON_AddBoolToObject(x, "additive", it->not_additive_adds);
 }
 
+/* "fold": a fold item's GEMM (review 18 defect 5): its kernel row, time per step, the shape
+ * that holds the folded kernel's input and the slowdown of it at which the fold stops
+ * paying (percent); null when the item is no fold or the trace's shapes name no GEMM. */
+static bool item_fold_json(cJSON *o, const an_summary_item *it) {
+  if (it->action != AN_ACTION_FOLD_GEMM || !it->fold_row || it->fold_us <= 0)
+    return cJSON_AddNullToObject(o, "fold") != NULL;
+  cJSON *x = cJSON_AddObjectToObject(o, "fold");
+  return x && cJSON_AddNumberToObject(x, "row", (double)(it->fold_row - 1)) &&
+         cJSON_AddNumberToObject(x, "gemm_us_per_step", an_round3(it->fold_us)) &&
+         add_str_or_null(x, "dims", it->fold_dims) &&
+         cJSON_AddNumberToObject(x, "breakeven_pct",
+                                 an_round3(it->at_stake_us / it->fold_us * 100.0));
+}
+
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -561,7 +575,8 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          item_pool_json(o, it, w) &&
          /* since review 15 items of one change are one pooled item (same_change) */
          cJSON_AddNullToObject(o, "same_lever_as") &&
-         add_str_or_null(o, "same_change", it->same_change) && item_not_additive_json(o, it);
+         add_str_or_null(o, "same_change", it->same_change) && item_not_additive_json(o, it) &&
+         item_fold_json(o, it);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

@@ -1471,8 +1471,41 @@ static void roofline_lever(const an_summary_item *it, char *b, size_t cap) {
              "(roofline.levers): its own source and launch configuration are what to read");
 }
 
+/* A fold item's basis (review 18 defect 5): the kernel's whole time goes, less any slowdown
+ * of the GEMM it folds into, whose library the fused GEMM replaces: that GEMM, its shape,
+ * and the slowdown at which the fold stops paying. */
+static void fold_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  const an_roofline *f = it->roofline;
+  char head[160] = "";
+  if (f)
+    snprintf(head, sizeof head,
+             " (at %.0f%% of its roofline: tuning it alone would win only its headroom)",
+             it->basis_pct);
+  if (it->fold_row && it->fold_us > 0) {
+    char g[32], pct[32];
+    rp_fmt_ms(g, sizeof g, it->fold_us);
+    rp_fmt_ms(pct, sizeof pct, it->fold_us / 100.0);
+    snprintf(b, cap,
+             "its whole %s ms/step goes with it%s, less any slowdown of the GEMM it folds into, "
+             "K%zu in %s (%s ms/step; shape %s), whose library the fused GEMM replaces: the fold "
+             "pays only while that GEMM stays within %.1f%% of its present time on this shape "
+             "(each 1%% slower costs %s ms/step)",
+             x, head, it->fold_row, it->stage_label ? it->stage_label : "?", g,
+             it->fold_dims ? it->fold_dims : "?", it->at_stake_us / it->fold_us * 100.0, pct);
+  } else
+    snprintf(b, cap,
+             "its whole %s ms/step goes with it%s, less any slowdown of the GEMM it folds into "
+             "(the trace's shapes name none), whose library the fused GEMM replaces",
+             x, head);
+  roofline_lever(it, b, cap);
+}
+
 static void roofline_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   const an_roofline *f = it->roofline;
+  if (it->action == AN_ACTION_FOLD_GEMM) {
+    fold_basis(it, x, b, cap);
+    return;
+  }
   char att[384] = "";
   if (f) attainable_text(f, att, sizeof att);
   if (it->count > 1) {

@@ -105,6 +105,10 @@
  * items-12 defect 2). Past it a row is still merged, and the line counts it ("and N more
  * rows"): hf_qwen's eager chain merges 9 kernel and fusion rows. */
 #define AN_ITEM_MORE 8u
+/* Tensors of one op's Input Dims a fold item compares (analysis/summary_roofline.c: the
+ * folded kernel's input against the GEMMs' shapes): a gated activation's op has 2 (out,
+ * in), a GEMM's 2 or 3 (addmm's or linear's bias); past it a tensor is not compared. */
+#define AN_FOLD_TENSORS_MAX 8u
 /* Python locations an eager-chain item names as where its time sits (an_summary_item.frames),
  * largest first; the others are counted in the kernel rows' sites. */
 #define AN_ITEM_FRAMES 3u

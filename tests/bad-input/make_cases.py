@@ -96,6 +96,10 @@ LIMITS_ELSEWHERE = {
                     "(hta_multistream5_a100: the gradient reduce's item links its W row)",
     "AN_ITEM_FRAMES": "Python locations a chain item names, not an input limit: the rest stay "
                       "in the kernel rows' sites; tests/golden/check_item_text.py (hf item 1)",
+    "AN_FOLD_TENSORS_MAX": "tensors of one op's Input Dims a fold item compares, not an input "
+                           "limit: a tensor past it is not compared (the fold names no GEMM); "
+                           "tests/roofline/run_roofline.py check_fold (sglang prefill's "
+                           "act-and-mul folds into the gate_up GEMM)",
     "AN_TEMPLATE_ARGS_MAX": "a name past it is not split (its kernel is never paired by its "
                             "arguments), not an error: tests/unit/test_analysis.c "
                             "template_split_reads_top_level_arguments",

@@ -1275,6 +1275,72 @@ def rider_levers(source):
     return out
 
 
+def fold_families(source):
+    """roofline.levers_folding: levers_running key -> the GEMM families it folds into."""
+    with open(os.path.join(source, "rules", "75-roofline.yaml"), encoding="utf-8") as f:
+        text = f.read()
+    block = re.search(r"^    levers_folding:\n((?:      .*\n)+)", text, re.M)
+    out = {}
+    for line in (block.group(1).splitlines() if block else []):
+        m = re.match(r"\s+([\w/]+):\s*\[(.*)\]\s*$", line)
+        if m:
+            out[m.group(1)] = [x.strip() for x in m.group(2).split(",") if x.strip()]
+    return out
+
+
+def widest_input(dims):
+    """(rows, width) of the tensor of an Input Dims text with the largest last dimension."""
+    best = (0, 0)
+    for t in json.loads(dims):
+        if isinstance(t, list) and t and t[-1] > best[1]:
+            best = (t[0], t[-1])
+    return best
+
+
+def holds(dims, m, w):
+    """Whether a GEMM's Input Dims hold an m x w input: a tensor of m rows, and w as some
+    tensor's first or last dimension."""
+    ts = [t for t in json.loads(dims) if isinstance(t, list) and t]
+    return any(t[0] == m for t in ts) and any(w in (t[0], t[-1]) for t in ts)
+
+
+def check_fold(rep, it, platform, name, source, failures):
+    """Review 18 defect 5: a lever that folds the kernel into the GEMM before it, a GEMM of
+    another library, bounds by the kernel's whole time (not its headroom), names that GEMM
+    (the row whose shapes hold the kernel's input) with the slowdown at which the fold stops
+    paying, and carries the condition (benchmark the replacing GEMM on that shape first)."""
+    stage = rep["stages"][[s["stage"] for s in rep["stages"]].index(it["stage"])]
+    row = stage["kernels"][it["row"]]
+    if not near(it["bound_us_per_step"], row["per_step_us"]):
+        failures.append("%s: fold bound %.1f is not the kernel's whole %.1f us/step" % (
+            name, it["bound_us_per_step"], row["per_step_us"]))
+    lib = {"rocm": "hipBLASLt", "cuda": "cuBLASLt"}.get(platform, "")
+    if not it["lever"] or lib not in it["lever"] or "only if it matches" not in it["lever"]:
+        failures.append("%s: the fold's lever names no replaced library and condition: %r" % (
+            name, it["lever"]))
+    fams = sorted({f for v in fold_families(source).values() for f in v})
+    shapes = row["roofline"]["shapes"]
+    m, w = widest_input(shapes[0]["dims"]) if shapes else (0, 0)
+    expect = None
+    for i, k in enumerate(stage["kernels"]):
+        f = k.get("roofline") or {}
+        if k["shown"] and f.get("family") in fams and any(
+                holds(s["dims"], m, w) for s in f.get("shapes", [])):
+            expect = i
+            break
+    got = it["fold"]["row"] if it["fold"] else None
+    if got != expect:
+        failures.append("%s: the fold names GEMM row %r, its input's shapes say %r" % (
+            name, got, expect))
+    if it["fold"]:
+        g = stage["kernels"][got]["per_step_us"]
+        if not near(it["fold"]["breakeven_pct"], it["bound_us_per_step"] / g * 100.0):
+            failures.append("%s: fold break-even %r, not bound / GEMM time" % (
+                name, it["fold"]["breakeven_pct"]))
+        if "each 1% slower costs" not in it["basis_text"]:
+            failures.append("%s: the fold's basis states no cost of a slower GEMM" % name)
+
+
 def check_levers(args, failures):
     """Review 13 defects 2 and 3: every roofline tuning item names its family's lever on the
     platform or says none is known; a kernel already on a library the lever proposes is told
@@ -1293,6 +1359,9 @@ def check_levers(args, failures):
         rep = run_json(args.triage, os.path.join(real, name))
         platform = (rep["context"].get("platform") or {}).get("value") or "any"
         for it in rep["summary"]:
+            if it["basis"] == "roofline" and it["action_id"] == "fold_gemm":
+                check_fold(rep, it, platform, name, args.source, failures)
+                continue
             if it["basis"] != "roofline" or it["action_id"] != "tune":
                 continue
             f = rep["stages"][[s["stage"] for s in rep["stages"]].index(it["stage"])][
@@ -1323,10 +1392,10 @@ def check_levers(args, failures):
                 failures.append("%s: AOTriton attn_fwd is not told CK flash attention: %r" % (
                     name, it["lever"]))
             # review 15 defect 5: a gated activation between two GEMMs is told the GEMM
-            # epilogue that runs it on the platform (roofline.levers_running gated_act)
-            if "act_and_mul" in it["kernels"][0] and platform == "rocm" and (
-                    not it["lever"] or "gemm_a16w16_gated" not in it["lever"]):
-                failures.append("%s: the gated activation is not told the GEMM epilogue: %r" % (
+            # epilogue that runs it on the platform (roofline.levers_running gated_act); review
+            # 18 defect 5: that lever folds it away, so it is a fold item, never a tuning one
+            if "act_and_mul" in it["kernels"][0] and platform == "rocm":
+                failures.append("%s: the gated activation is a tuning item: %r" % (
                     name, it["lever"]))
             # review 15 defect 3: a bound short of its ceiling says what differs: the kernels
             # taken only to their family's best observed rate, and the device pack's rate

@@ -59,7 +59,8 @@ typedef struct te_list_map {
  * unit test holds the two equal): the choices of the settings keyed by action. */
 #define TE_SUMMARY_ACTION_IDS                                                               \
   "tune|overlap|fusion_neighbour|check_deps|fusion|port|eliminate|sync|stall|launch_bound|" \
-  "rank_skew|chain|fewer_bytes|dependency|investigate|slow_collective|kernel_lever|merge"
+  "rank_skew|chain|fewer_bytes|dependency|investigate|slow_collective|kernel_lever|merge|"  \
+  "fold_gemm"
 
 /* X(member, "dotted.key", TYPE, min, max, absent, choices, "meaning")
  * min/max: range of NUMBER, INT and NUMBER_MAP values; absent: NUMBER_MAP only;
@@ -555,6 +556,10 @@ typedef struct te_list_map {
   X(roofline_levers_running, "roofline.levers_running", LIST_MAP, 0, 0, 0, NULL,                   \
     "the lever when the item's kernel already runs on a library the lever proposes "               \
     "(\"attention/rocm/ck_fmha\"; matcher lever_lib_LIB)")                                         \
+  X(roofline_levers_folding, "roofline.levers_folding", LIST_MAP, 0, 0, 0, NULL,                   \
+    "levers_running keys whose lever folds the kernel into the GEMM before it, run by another "    \
+    "library: the op families of that GEMM (the bound is the kernel's whole time, less any "       \
+    "slowdown of the GEMM it replaces)")                                                           \
   X(roofline_comparable_min_us, "roofline.comparable_min_us", NUMBER, 0, 1e15, 0, NULL,            \
     "a row sets the in-trace attainable rate of its family only with this much GPU time over "     \
     "its launches with shapes")                                                                    \
