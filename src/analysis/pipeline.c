@@ -1497,11 +1497,16 @@ static an_status build_view_nests(run_state *r, an_error *err) {
 /* Beside the tables, whose core was idle: the formal views' launching ops of their kernels
  * (an_trace_view_stage_ops: the trace and its id indexes only), which the fusion table's
  * shape gate asks early in its first stage (hta15: ~25 ms of the first thread), then the
- * nests for the passes after the tables. */
+ * nests for the passes after the tables, then the filter counts the Limits read at the
+ * model's assembly (an_trace_view_filter: the trace and the nest; HF x 5: 2.2 M). No
+ * pass of the tables asks the counts; a failure is met again at the assembly. */
 static an_status build_beside_tables(run_state *r, an_error *err) {
   for (size_t i = 0; !r->one_thread && i < r->formal.n; i++) /* one thread: when asked */
     if (r->formal.traces[i]) an_trace_view_stage_ops(&r->formal.views[i], 0);
-  return build_view_nests(r, err);
+  an_status rc = build_view_nests(r, err);
+  for (size_t i = 0; !r->one_thread && i < r->formal.n; i++)
+    if (r->formal.traces[i]) an_trace_view_filter(&r->formal.views[i]);
+  return rc;
 }
 
 /* The nests the time account did not ask go until the tables (build_view_nests builds them
