@@ -1479,7 +1479,7 @@ static void *nests_main(void *arg) {
 /* Starts the nests on a thread of their own, joined after the time account: the steps and
  * the frameworks' detection beside them (run_two), the kernel maps and the ranks leave the
  * second core room for one (hta x 2: steps 19.1 M instructions beside the detection's
- * 10.2 M, the kernel maps ~8 M alone, the nests 15.5 M), and a nest ready when the time
+ * 10.2 M, the kernel maps 13.0 M alone, the nests 15.5 M), and a nest ready when the time
  * account asks spares it an index of its own. A thread for one step only, beside the
  * kernel maps or the time account, was held or came late. False: no thread (one CPU,
  * --workers 1, or none to be had); the nests are built when asked. */

@@ -289,7 +289,7 @@ struct an_view_shared {
   bool filter_counted;
   an_op_nest ops;
   /* The nest and the kernels' launching ops are the shared parts built on another thread
-   * (the pipeline's run_two) while this one may ask them: whoever comes first builds one
+   * (the pipeline's, ahead) while this one may ask them: whoever comes first builds one
    * under its lock, its flag is read without it once set (the launching ops may ask the
    * nest: two locks). ops_asked: some pass asked the nest (an_trace_view_ops), so
    * an_trace_view_ops_drop_unasked keeps it. */
