@@ -1252,8 +1252,9 @@ typedef struct an_collective_time {
   an_floor_basis basis;
   size_t instances;
   int64_t total_ns, wait_ns, first_wait_ns; /* transfer = total - wait */
-  int64_t floor_ns;                         /* the smallest floor of its groups */
-  int64_t max_wait_ns;                      /* the largest wait of one instance */
+  int64_t idle_wait_ns; /* of wait_ns, with no other GPU event (an_time_account's) */
+  int64_t floor_ns;     /* the smallest floor of its groups */
+  int64_t max_wait_ns;  /* the largest wait of one instance */
   /* The labelled launch-context family its instances share ("gradient reduce (DDP hook)",
    * "input dist": what launched them, analysis/launch_context.h; borrowed from the rules),
    * else NULL; context_rest: the launches under no labelled family of a collective that has
@@ -1320,6 +1321,9 @@ typedef struct an_time_account {
   int64_t graph_hole_max_ns;
   int64_t graph_hole_busy_ns;
   int64_t collective_ns, collective_wait_ns, first_collective_wait_ns;
+  /* of collective_wait_ns, the part with no other GPU event on any stream (waits.h
+   * an_wait_idle_ns): the GPU did nothing but wait; the rest ran beside other work */
+  int64_t collective_idle_wait_ns;
   /* the steps' first collectives: their time, and the part of it whose wait is unknown
    * (alone): where a late rank's arrival lands, unmeasured */
   int64_t first_collective_ns, first_collective_unknown_ns;
@@ -1577,6 +1581,14 @@ typedef enum an_wait_shape {
 
 /* One line of "What to try first": an action with a bound per step, the basis of the
  * bound and the evidence rows. Ranked by score = summary.weights[action] * bound. */
+/* What bounds a wait item's win (an_summary_item.wait_model). */
+typedef enum an_wait_bound {
+  AN_WAIT_BOUND_FLOOR = 0,       /* the wait above the floors (the Ranks section's loss) */
+  AN_WAIT_BOUND_SENSITIVITY = 1, /* the step moves sensitivity ms per ms of wait: that x it */
+  AN_WAIT_BOUND_IDLE = 2         /* too few steps, or a wait too steady, to see the step
+                                    move: its part that leaves the GPU idle */
+} an_wait_bound;
+
 typedef struct an_summary_item {
   an_summary_kind kind;
   an_action action;
@@ -1773,6 +1785,20 @@ typedef struct an_summary_item {
   double trend_from_us, trend_to_us;
   size_t trend_steps, shape_step;
   double level_lo_us[2], level_hi_us[2];
+  /* A wait item's bound (review 18 defect 6: hta_async's first collective waits ~8 ms more
+   * from one step on while the step grows 0-4 ms: removing a wait wins what the step moves
+   * with it, not the wait). wait_above_us: its rows' wait above their floors per step;
+   * wait_model: what bounds the item by it (an_wait_bound); sensitivity: the least-squares
+   * slope of the step's span on its collective wait across the sens_steps steps of the
+   * stage's first trace (ms per ms; 0 when not read: too few steps, or a wait too steady),
+   * whose wait and span range over sens_wait_us[0..1] and sens_step_us[0..1]; idle_wait_us:
+   * of the wait above the floors, the part with no other GPU event on any stream, per step. */
+  double wait_above_us;
+  an_wait_bound wait_model;
+  double sensitivity;
+  size_t sens_steps;
+  double sens_wait_us[2], sens_step_us[2];
+  double idle_wait_us;
   /* Precision items and a tuning item's FP8 alternative: the AN_PREC_* terms of their rows;
    * of the compute-bound rows, their FLOP rate as a share of their format's dense peak
    * (time-weighted), that peak and the device's FP8 peak (TFLOP/s; 0: no compute-bound

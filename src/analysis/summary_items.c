@@ -768,6 +768,70 @@ static void item_kernel_once(sm_ctx *c, const char *kernel) {
   sm_item_kernel(c, kernel);
 }
 
+/* The least-squares slope of the steps' span on their collective wait over the steps of
+ * the stage's first trace (an_summary_item.sensitivity), with their count and ranges into
+ * m; false when they are too few or their wait too steady to read it from
+ * (collectives.sensitivity_*: m->sens_steps says which), or the slope is above 1: the step
+ * grows more than the wait, so other work grows in the same steps and hides the wait's
+ * own effect. */
+static bool wait_sensitivity(const sm_ctx *c, an_summary_item *m) {
+  const an_stage_timeline *tl = c->g.st->timeline;
+  size_t n = 0;
+  double sx = 0, sy = 0;
+  while (n < tl->n_steps && tl->steps[n].trace == tl->steps[0].trace) {
+    const an_time_account *a = &tl->steps[n++].account;
+    sx += (double)a->collective_wait_ns / 1000.0;
+    sy += (double)a->span_ns / 1000.0;
+  }
+  m->sens_steps = n;
+  if (n < (size_t)c->s->collectives_sensitivity_min_steps) return false;
+  double mx = sx / (double)n, my = sy / (double)n, sxy = 0, sxx = 0;
+  m->sens_wait_us[0] = m->sens_wait_us[1] = mx;
+  m->sens_step_us[0] = m->sens_step_us[1] = my;
+  for (size_t k = 0; k < n; k++) {
+    double x = (double)tl->steps[k].account.collective_wait_ns / 1000.0;
+    double y = (double)tl->steps[k].account.span_ns / 1000.0;
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) * (x - mx);
+    m->sens_wait_us[0] = fmin(m->sens_wait_us[0], x);
+    m->sens_wait_us[1] = fmax(m->sens_wait_us[1], x);
+    m->sens_step_us[0] = fmin(m->sens_step_us[0], y);
+    m->sens_step_us[1] = fmax(m->sens_step_us[1], y);
+  }
+  double range = m->sens_wait_us[1] - m->sens_wait_us[0];
+  if (sxx <= 0 || range * 100.0 < c->s->collectives_sensitivity_min_range_pct * c->g.step_us)
+    return false;
+  m->sensitivity = sxy / sxx;
+  return m->sensitivity <= 1;
+}
+
+/* What removing the wait above the floors (above_us per step) wins, with its model into m
+ * (review 18 defect 6: a wait the step absorbs wins nothing): where the steps show how the
+ * step moves with the wait, that (the slope, at least 0) times the wait; else the part of
+ * the wait with nothing else on any stream, the GPU doing only that. */
+static double wait_win(const sm_ctx *c, double above_us, an_summary_item *m) {
+  m->wait_above_us = above_us;
+  m->idle_wait_us =
+      fmin(above_us, per_step_us(c, c->g.st->timeline->total.collective_idle_wait_ns));
+  if (wait_sensitivity(c, m)) {
+    m->wait_model = AN_WAIT_BOUND_SENSITIVITY;
+    return fmax(0.0, m->sensitivity) * above_us;
+  }
+  m->wait_model = AN_WAIT_BOUND_IDLE;
+  return m->idle_wait_us;
+}
+
+/* Copies wait_win's model from m into it. */
+static void set_wait_model(an_summary_item *it, const an_summary_item *m) {
+  it->wait_above_us = m->wait_above_us;
+  it->wait_model = m->wait_model;
+  it->sensitivity = m->sensitivity;
+  it->sens_steps = m->sens_steps;
+  memcpy(it->sens_wait_us, m->sens_wait_us, sizeof m->sens_wait_us);
+  memcpy(it->sens_step_us, m->sens_step_us, sizeof m->sens_step_us);
+  it->idle_wait_us = m->idle_wait_us;
+}
+
 /* One item per stage: the waits have one root cause, the rank the others wait for. Its
  * rows are the collectives that wait (all of them when the Ranks section measured the
  * loss). The bound is their wait above their floors; where the Ranks section measured what
@@ -775,7 +839,8 @@ static void item_kernel_once(sm_ctx *c, const char *kernel) {
  * imbalance its ranks show), that loss instead: fixing it wins no more (nor less: its own
  * floor keeps as transfer a wait that recurs every step); where its cause is work
  * imbalance, at most the straggler's excess over an even share (what rebalancing moves).
- * At most the rows' time. */
+ * At most the rows' time. With no such loss, what removing the wait moves the step
+ * (wait_win). */
 void sm_wait_items(sm_ctx *c) {
   const an_stage_timeline *tl = c->g.st->timeline;
   if (!tl->n_collectives) return;
@@ -811,10 +876,13 @@ void sm_wait_items(sm_ctx *c) {
   c->to->wait_story = wait_story(c, rg, measured, first_us, us);
   if (us <= 0) return;
   if (c->to->wait_story == AN_WAIT_STORY_IDLE && fold_into_idle(c, us)) return;
+  an_summary_item model = {.wait_above_us = us};
+  if (!measured) us = wait_win(c, us, &model);
   const an_collective_time *top = &tl->collectives[0]; /* wait descending */
   an_summary_item *it =
       sm_add(c, AN_SUMMARY_WAIT, AN_ACTION_RANK_SKEW, 0, NULL, us, AN_BASIS_WAIT, coll);
   if (!it) return;
+  set_wait_model(it, &model);
   it->what = top->kernel;
   it->detail_us = (double)top->floor_ns / 1000.0;
   it->first_wait_us = first_us;

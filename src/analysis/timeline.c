@@ -78,7 +78,12 @@ typedef struct tl_coll {
   const char *msg;     /* its message, NULL when the trace has no such args */
   double bytes;        /* its message in bytes, 0 when no size or format says it */
   const char *context; /* its labelled launch-context family (launch_context.h), or NULL */
-  int64_t dur, floor;
+  int64_t start, dur, floor;
+  uint32_t pos; /* its GPU event (tl_kernel.pos) */
+  /* the other GPU events under it: pairs [start, end) in tl->under from under_off, disjoint
+   * and sorted (collect_under); idle_wait: the part of its wait they leave uncovered */
+  size_t under_off, under_n;
+  int64_t idle_wait;
   double wait_us;
   double per_byte_us, latency_us; /* its group's per-byte floor (waits.h), 0 none */
   bool alone;                     /* no like instance: its wait is unknown */
@@ -123,6 +128,7 @@ struct an_timeline {
   size_t n_win, cap_win;
   tl_coll *coll;
   size_t n_coll, cap_coll;
+  i64_vec under;   /* tl_coll.under_off's pairs */
   tl_portion *por; /* the portions of the windows split but not yet gathered (gather_causes) */
   size_t n_por, cap_por;
   size_t gathered;         /* the windows before it have their causes */
@@ -489,7 +495,9 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
                                      .msg = msg,
                                      .bytes = msg ? bytes : 0,
                                      .context = context,
+                                     .start = k->start,
                                      .dur = dur,
+                                     .pos = k->pos,
                                      .basis = AN_FLOOR_NAME};
   o->acc->collective_ns += dur;
   long w = launch_window(o->c, k);
@@ -662,6 +670,33 @@ static bool replay_holes(an_timeline *tl, tl_trace *c, an_time_account *a, const
   return true;
 }
 
+/* The other GPU events of window k[0..n) (sorted by start; the previous step's tail and the
+ * kernels before the window's start included: they hold the GPU too) under each collective
+ * the window's sweep added, tl->coll[c0..): their union, clipped to the collective's time,
+ * appended to tl->under for the wait's idle part (collective_waits). */
+static bool collect_under(an_timeline *tl, const tl_kernel *k, size_t n, size_t c0) {
+  int64_t longest = 0; /* no event starting earlier than this before a time runs at it */
+  for (size_t i = 0; c0 < tl->n_coll && i < n; i++)
+    if (k[i].end - k[i].start > longest) longest = k[i].end - k[i].start;
+  for (size_t j = c0; j < tl->n_coll; j++) {
+    tl_coll *x = &tl->coll[j];
+    int64_t lo = x->start, hi = x->start + x->dur;
+    size_t a, b;
+    UT_PARTITION_POINT(a, 0, n, i, k[i].start < lo - longest);
+    UT_PARTITION_POINT(b, a, n, i, k[i].start < hi);
+    int64_t *v = ut_grow(tl->under.v, &tl->under.cap, tl->under.n + 2 * (b - a) + 2, sizeof *v);
+    if (!v) return false;
+    tl->under.v = v;
+    x->under_off = tl->under.n / 2;
+    x->under_n = 0;
+    for (size_t i = a; i < b; i++)
+      if (k[i].pos != x->pos)
+        an_wait_union_add(tl->under.v + tl->under.n, &x->under_n, k[i].start, k[i].end, lo, hi);
+    tl->under.n += 2 * x->under_n;
+  }
+  return true;
+}
+
 /* Accounts one window's kernels (sorted in place; k has room for one more: the previous
  * step's tail); what precedes its start is outside. */
 static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n, lanes *l,
@@ -683,7 +718,8 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   while (own < n && k[own].pos == TL_TAIL) own++;
   sweep_out o = {&win->acc, c, w, &tl->work[win->stage], own < n ? k[own].start : INT64_MIN};
   size_t gap0 = c->n_gaps; /* the window's own gaps follow */
-  if (!ok || !sweep(tl, &o, k + cut, n - cut, l)) return false;
+  size_t c0 = tl->n_coll;
+  if (!ok || !sweep(tl, &o, k + cut, n - cut, l) || !collect_under(tl, k, n, c0)) return false;
   if (!replay_holes(tl, c, &win->acc, k + cut, n - cut, c->gaps + gap0, c->n_gaps - gap0))
     return false;
   uint32_t first = own < n ? k[own].pos : TL_TAIL;
@@ -1645,6 +1681,9 @@ static bool collective_waits(an_timeline *tl) {
     x->floor_from = wi[i].floor_from;
     an_time_account *a = &tl->win[x->window].acc;
     a->collective_wait_ns += tl_ns(x->wait_us);
+    x->idle_wait =
+        an_wait_idle_ns(x->start, tl_ns(x->wait_us), tl->under.v + 2 * x->under_off, x->under_n);
+    a->collective_idle_wait_ns += x->idle_wait;
     if (x->first) a->first_collective_wait_ns += tl_ns(x->wait_us);
     /* an alone instance's time past its wait's lower bound is unknown */
     if (x->first && x->alone) a->first_collective_unknown_ns += x->dur - tl_ns(x->wait_us);
@@ -1721,6 +1760,7 @@ static bool collective_rows(an_timeline *tl) {
     r->instances++;
     r->total_ns += x->dur;
     r->wait_ns += wait;
+    r->idle_wait_ns += x->idle_wait;
     if (x->first) r->first_wait_ns += wait;
     ok = row_floor(tl, r, x, step_no);
     if (wait > r->max_wait_ns) r->max_wait_ns = wait;
@@ -1758,6 +1798,7 @@ static void add_account(an_time_account *t, const an_time_account *a) {
   t->graph_kernel_ns += a->graph_kernel_ns;
   t->collective_ns += a->collective_ns;
   t->collective_wait_ns += a->collective_wait_ns;
+  t->collective_idle_wait_ns += a->collective_idle_wait_ns;
   t->first_collective_wait_ns += a->first_collective_wait_ns;
   t->first_collective_ns += a->first_collective_ns;
   t->first_collective_unknown_ns += a->first_collective_unknown_ns;
@@ -1863,6 +1904,8 @@ static void work_free(an_timeline *tl) {
   tl->work = NULL;
   free(tl->coll);
   tl->coll = NULL;
+  free(tl->under.v);
+  tl->under = (i64_vec){0};
   free(tl->por);
   tl->por = NULL;
   free(tl->cause_slots.slot);

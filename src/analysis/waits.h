@@ -75,4 +75,19 @@ an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct, double 
 /* The floor of a sorted list of m durations: the value at index floor(pct / 100 * (m - 1)). */
 double an_wait_floor(const double *sorted, size_t m, double floor_pct);
 
+/* Where a collective's wait lies and what it leaves the GPU doing (review 18 defect 6: a
+ * wait the step absorbs is no win). A collective kernel spins until its peers arrive, then
+ * transfers: its wait is the first part of it, [start, start + wait). The part of that no
+ * other GPU event covers is time the GPU spent on nothing but the wait; the rest ran
+ * beside other work that holds the step anyway.
+ *
+ * The part of [start, start + wait) that no interval of busy[0..n) covers: busy holds n
+ * [start, end) pairs in ns (busy[2i], busy[2i + 1]), sorted by start and disjoint (as
+ * an_wait_union makes them). 0 for wait <= 0. */
+int64_t an_wait_idle_ns(int64_t start, int64_t wait, const int64_t *busy, size_t n);
+
+/* Merges [s, e) into the disjoint sorted pairs out[0..2 * *n) (room for one more pair),
+ * clipped to [lo, hi); the intervals must come in order of start. Nothing outside it. */
+void an_wait_union_add(int64_t *out, size_t *n, int64_t s, int64_t e, int64_t lo, int64_t hi);
+
 #endif

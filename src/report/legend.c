@@ -18,7 +18,8 @@ static const rp_legend_entry ENTRIES[] = {
     {"What to try first",
      "each item is an action, *at most* what it can win per step (ms per step and share of "
      "the stage's mean step) and the basis of that bound: GPU idle under a named CPU "
-     "activity, collective time above its floor, a roofline fraction, a fusion pattern's "
+     "activity, collective time above its floor (of it, what the step moves with it across "
+     "the steps, else its part that leaves the GPU idle), a roofline fraction, a fusion pattern's "
      "saving, a chain's runs of back-to-back launches less each run's longest launch (at "
      "most its time alone on the GPU), or an overlap row's recoverable time. Rows of one "
      "root cause (the same kernel) are one item, and so are the kernels one action covers "

@@ -1875,6 +1875,57 @@ static void trend_text(const an_summary_item *it, char *b, size_t cap) {
                            "are the steady state");
 }
 
+/* Why a wait item is bounded by its idle part, not by how the step moves with it: the
+ * steps are too few, their wait too steady, or the step grows more than the wait. */
+static void no_sensitivity_text(const an_summary_item *it, char *b, size_t cap) {
+  size_t n = it->sens_steps;
+  if (it->sensitivity > 1)
+    snprintf(b, cap,
+             "across the %zu steps the step moves %.2f ms per ms of collective wait, more than "
+             "the wait itself: other work grows in the same steps, so they do not show the "
+             "wait's own effect",
+             n, it->sensitivity);
+  else if (it->sens_wait_us[1] > it->sens_wait_us[0])
+    snprintf(b, cap,
+             "the collective wait varies too little across the %zu steps to read how "
+             "the step moves with it",
+             n);
+  else
+    snprintf(b, cap, "%zu step%s, too few to read how the step moves with the wait", n,
+             n == 1 ? "" : "s");
+}
+
+/* What bounds a wait item (an_summary_item.wait_model; review 18 defect 6), "...; " into b:
+ * how the step moves with the wait across the steps, or the part of the wait that leaves the
+ * GPU idle; nothing for the wait above the floors itself (the Ranks section's loss). */
+static void wait_model_text(const an_summary_item *it, char *b, size_t cap) {
+  char above[32], idle[32], w[2][32], st[2][32], why[256];
+  rp_fmt_ms(above, sizeof above, it->wait_above_us);
+  rp_fmt_ms(idle, sizeof idle, it->idle_wait_us);
+  b[0] = '\0';
+  if (it->wait_model == AN_WAIT_BOUND_IDLE) {
+    no_sensitivity_text(it, why, sizeof why);
+    snprintf(b, cap,
+             "the part of the wait that leaves the GPU idle, with nothing else on any stream: "
+             "%s of the %s ms/step above the floors (the rest runs beside other work, which "
+             "holds the step anyway; %s); ",
+             idle, above, why);
+    return;
+  }
+  if (it->wait_model != AN_WAIT_BOUND_SENSITIVITY) return;
+  for (int k = 0; k < 2; k++) {
+    rp_fmt_ms(w[k], sizeof w[k], it->sens_wait_us[k]);
+    rp_fmt_ms(st[k], sizeof st[k], it->sens_step_us[k]);
+  }
+  snprintf(b, cap,
+           "what the step moves with the wait, not the wait: across %zu steps the step moves "
+           "%.2f ms per ms of collective wait (least squares; the wait %s-%s ms, the step %s-%s "
+           "ms): the rest of the wait fills time the step spends on other work or the host "
+           "anyway, so removing the %s ms/step above the floors wins that share of it; %s "
+           "ms/step of that wait has nothing else on any stream; ",
+           it->sens_steps, it->sensitivity, w[0], w[1], st[0], st[1], above, idle);
+}
+
 /* A wait item: the collectives' time above their floors, row by row, and who it waits for;
  * when the Ranks section measured the loss (the bound), that leads. */
 static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
@@ -1887,12 +1938,14 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
     snprintf(floor, sizeof floor, "a %.1f us floor", it->detail_us);
   else if (it->n_rows <= 1) /* no floor: like messages in a step bound the wait (brief 11) */
     snprintf(floor, sizeof floor, "a like message in the step");
+  char model[1024];
+  wait_model_text(it, model, sizeof model);
   if (it->action == AN_ACTION_SLOW_COLLECTIVE) {
     snprintf(b, cap,
-             "collective time above %s (the fastest like instances): %s; %s%s at "
+             "%scollective time above %s (the fastest like instances): %s; %s%s at "
              "the first collective of each step, where late ranks would show: the rest is "
              "collectives running slow inside the step",
-             floor, rows, at_first ? "only " : "none of it", at_first ? first : "");
+             model, floor, rows, at_first ? "only " : "none of it", at_first ? first : "");
     trend_text(it, b, cap);
     return;
   }
@@ -1917,8 +1970,8 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
              "%s; this rank's collective time above %s (the fastest like instances): %s; %s", who,
              floor, rows, late);
   else
-    snprintf(b, cap, "collective time above %s (the fastest like instances): %s; %s; %s", floor,
-             rows, late, who);
+    snprintf(b, cap, "%scollective time above %s (the fastest like instances): %s; %s; %s", model,
+             floor, rows, late, who);
   trend_text(it, b, cap);
 }
 

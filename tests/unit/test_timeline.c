@@ -2521,6 +2521,64 @@ Test(summary, a_per_step_wait_is_a_trend_a_jump_or_a_spread, .init = setup, .fin
   }
 }
 
+/* n steps 5 ms apart: a GEMM on stream 9, then an all-reduce of all_reduce[s] us on stream 7
+ * (floor 500 us: the shortest) beside under_us of compute on stream 9, then a GEMM that
+ * waits for both. */
+static void absorbed_wait_steps(tb *b, const double *all_reduce, int n, double under_us) {
+  tb_begin(b);
+  for (int s = 0; s < n; s++) {
+    double t0 = s * 5000.0;
+    double end = t0 + 1020 + (all_reduce[s] > under_us ? all_reduce[s] : under_us);
+    host(b, "user_annotation", "ProfilerStep#1", t0, 4500);
+    launch_on(b, "gemm_kernel", t0 + 5, t0 + 20, 1000, 9);
+    collective(b, t0 + 10, t0 + 1020, all_reduce[s], 16L << 20); /* 64 MB: no latency floor */
+    launch_on(b, "elementwise_kernel", t0 + 15, t0 + 1020, under_us, 9);
+    launch_on(b, "gemm_kernel", t0 + 20, end, 1000, 9);
+  }
+}
+
+/* Review 18 defect 6: removing a wait wins what the step moves with it, not the wait.
+ *  - 5 steps whose all-reduce waits 0, 500, 1000, 1500, 2000 us above its 500 us floor
+ *    beside 2000 us of compute: the steps take 4000 us but the last (4500): the step moves
+ *    0.2 ms per ms of wait (least squares), so the 1000 us/step of wait wins 200 us/step;
+ *    none of the wait leaves the GPU idle;
+ *  - 3 steps (under collectives.sensitivity_min_steps) waiting 0, 1000, 1000 us beside 500
+ *    us of compute: the part of the wait with nothing else on the GPU, 0, 500, 500 us,
+ *    333 us/step of the 667. */
+Test(summary, a_wait_is_bounded_by_what_the_step_moves_with_it, .init = setup, .fini = teardown) {
+  static const double d[2][5] = {{500, 1000, 1500, 2000, 2500}, {500, 1500, 1500}};
+  static const int steps[2] = {5, 3};
+  static const double under[2] = {2000, 500};
+  for (int k = 0; k < 2; k++) {
+    tb b;
+    absorbed_wait_steps(&b, d[k], steps[k], under[k]);
+    an_report *r = run_buffer(&b);
+    const an_summary_item *it = item_of(r, AN_ACTION_RANK_SKEW);
+    cr_assert_not_null(it, "case %d", k);
+    const an_time_account *t = &it->timeline->total;
+    cr_assert_eq(t->collective_wait_ns, k ? 2000000 : 5000000, "case %d", k);
+    cr_assert_eq(t->collective_idle_wait_ns, k ? 1000000 : 0, "case %d", k);
+    if (k == 0) {
+      cr_assert_eq(it->wait_model, AN_WAIT_BOUND_SENSITIVITY);
+      cr_assert_eq(it->sens_steps, 5);
+      cr_assert_float_eq(it->sensitivity, 0.2, 1e-9);
+      cr_assert_float_eq(it->wait_above_us, 1000.0, 1e-6);
+      cr_assert_float_eq(it->at_stake_us, 200.0, 1e-6);
+      char *md = render(rp_markdown, r);
+      cr_assert_not_null(strstr(md,
+                                "across 5 steps the step moves 0.20 ms per ms of "
+                                "collective wait"),
+                         "%s", md);
+      free(md);
+    } else {
+      cr_assert_eq(it->wait_model, AN_WAIT_BOUND_IDLE);
+      cr_assert_float_eq(it->at_stake_us, 1000.0 / 3.0, 1e-3);
+      cr_assert_float_eq(it->idle_wait_us, 1000.0 / 3.0, 1e-3);
+    }
+    an_report_destroy(r);
+  }
+}
+
 /* Review 14 defect 2: a step whose host work (an op from 10 to 1500 us inside its marker)
  * dwarfs its one 2 us kernel is host-bound outside the account, which says so; a sync in
  * the step waits for the GPU and is no host work; a step whose host work matches its GPU

@@ -259,6 +259,11 @@ typedef struct te_list_map {
   X(collectives_shape_min_step_pct, "collectives.shape_min_step_pct", NUMBER, 0, 100, 0, NULL,     \
     "a per-step wait's trend, jump or spread is told only when its change is at least this "       \
     "share of the mean step")                                                                      \
+  X(collectives_sensitivity_min_steps, "collectives.sensitivity_min_steps", INT, 3, 1000000, 0,    \
+    NULL, "a wait item is bounded by how the step moves with its wait from this many steps on")    \
+  X(collectives_sensitivity_min_range_pct, "collectives.sensitivity_min_range_pct", NUMBER, 0,     \
+    100, 0, NULL,                                                                                  \
+    "and when the steps' collective wait ranges over at least this share of the mean step")        \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
   X(overlap_evidence_name_chars, "overlap.evidence_name_chars", INT, 1, 100000, 0, NULL,           \
