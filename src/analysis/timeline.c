@@ -1299,6 +1299,9 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
       }
       if (x->untraced_ns && x->ns > c->max_gap_ns) {
         c->untraced_ns = x->untraced_ns;
+        c->unrecorded_calls = x->unrecorded_calls;
+        c->corr_from = x->corr_from;
+        c->corr_to = x->corr_to;
         c->event_stream = x->event_stream;
         c->event_on_stream = x->event_on_stream;
       }
@@ -1440,6 +1443,9 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     }
     if (tmp[i].untraced_ns && tmp[i].max_gap_ns >= c->max_gap_ns) {
       c->untraced_ns = tmp[i].untraced_ns;
+      c->unrecorded_calls = tmp[i].unrecorded_calls;
+      c->corr_from = tmp[i].corr_from;
+      c->corr_to = tmp[i].corr_to;
       c->event_stream = tmp[i].event_stream;
       c->event_on_stream = tmp[i].event_on_stream;
     }

@@ -63,6 +63,10 @@ typedef struct tl_portion {
    * cause). NULL and 0 otherwise. */
   const char *before, *after;
   int64_t untraced_ns;
+  /* Such a portion across whose stretch the process ran runtime calls the trace did not
+   * record (timeline.unrecorded_calls_min at least): how many, and the correlation ids of
+   * the launching thread's calls either side of the largest jump. 0 otherwise. */
+  int64_t unrecorded_calls, corr_from, corr_to;
   /* A queue portion (queued work waiting: dependency, event wait, outside): how long its
    * kernel had sat queued when it ran, from its launch call's return to its start (ns);
    * 0 when the trace has no launch call for it. */

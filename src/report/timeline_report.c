@@ -158,7 +158,10 @@ static bool untraced_json(cJSON *o, const an_idle_cause *c) {
   if (!c->untraced_ns) return cJSON_AddNullToObject(o, "untraced") != NULL;
   cJSON *u = cJSON_AddObjectToObject(o, "untraced");
   if (!u || !add_str0(u, "before", c->before) || !add_str0(u, "after", c->after) ||
-      !add_us(u, "longest_us", c->untraced_ns))
+      !add_us(u, "longest_us", c->untraced_ns) ||
+      !cJSON_AddNumberToObject(u, "unrecorded_calls", (double)c->unrecorded_calls) ||
+      !cJSON_AddNumberToObject(u, "correlation_from", (double)c->corr_from) ||
+      !cJSON_AddNumberToObject(u, "correlation_to", (double)c->corr_to))
     return false;
   if (!c->event_stream) return cJSON_AddNullToObject(u, "event_order") != NULL;
   cJSON *e = cJSON_AddObjectToObject(u, "event_order");
@@ -1031,6 +1034,19 @@ static int queued_since(const an_idle_cause *x, char *b, size_t cap) {
   return len;
 }
 
+/* "; across it the correlation ids jump ..." when the untraced cause's longest stretch hid
+ * runtime calls (an_idle_cause.unrecorded_calls; review 17 defect 10), else nothing. */
+static void unrecorded_text(const an_idle_cause *x, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (!x->unrecorded_calls || len >= cap) return;
+  snprintf(b + len, cap - len,
+           "; across that stretch the CUDA API correlation ids of the thread's calls jump from "
+           "%lld to %lld: %lld CUDA API calls ran that the trace did not record, so the "
+           "untraced code called CUDA (on another thread, or outside the profiler's scope), not "
+           "a sleep or pure Python",
+           (long long)x->corr_from, (long long)x->corr_to, (long long)x->unrecorded_calls);
+}
+
 /* "; the longest gap ends in event ordering ..." when the untraced cause's does
  * (an_idle_cause.event_stream), else nothing. */
 static void event_order_text(const an_idle_cause *x, char *b, size_t cap) {
@@ -1061,6 +1077,7 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
              "between the two ops named, or capture the step with Python stacks "
              "(with_stack=True) or sample the host process (py-spy, perf) to name it",
              it->count, gaps, g, u);
+    unrecorded_text(untraced, b, cap);
     event_order_text(untraced, b, cap);
   } else if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
     blocked_basis(it, gaps, g, b, cap);

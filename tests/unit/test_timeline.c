@@ -3407,6 +3407,59 @@ Test(report, untraced_host_work_is_an_item_between_its_ops, .init = setup, .fini
   }
 }
 
+/* Review 17 defect 10 (hta_event_sync_multistream's ids jump from 62 to 1385): the host goes
+ * untraced after aten::mm (kernel A, launched at 10, ends at 20 + a_us) until aten::addmm
+ * at 5015, while the process ran `skip` runtime calls, `others` of them recorded on thread 2
+ * (the rest unrecorded). */
+static void untraced_with_calls(tb *b, int skip, int others, double a_us) {
+  tb_begin(b);
+  host(b, "user_annotation", "ProfilerStep#1", 0, 6000);
+  host(b, "cpu_op", "aten::mm", 5, 20);
+  launch(b, "kernel_a", 10, 20, a_us);
+  for (int i = 0; i < others; i++)
+    tb_add(b,
+           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventQuery\",\"pid\":1,"
+           "\"tid\":2,\"ts\":%.3f,\"dur\":1,\"args\":{\"correlation\":%d}},",
+           1000.0 + i, b->corr + i);
+  b->corr += skip;
+  host(b, "cpu_op", "aten::addmm", 5015, 20);
+  launch(b, "kernel_b", 5020, 5030, 100);
+}
+
+/* The correlation ids the untraced thread's calls skip, less those recorded on any thread,
+ * are CUDA API calls that ran unrecorded; the item says how many from
+ * timeline.unrecorded_calls_min (100): none skipped, 500 (all unrecorded), 500 of which
+ * 450 are another thread's recorded calls (50: not told), and 500 again where the GPU ran
+ * kernel A until 4020: the gap's 1 ms stretch is a fifth of the 5 ms between the thread's
+ * calls, which may have run anywhere in them (not told). */
+Test(report, an_untraced_gap_whose_correlation_ids_jump_says_how_many_calls_ran, .init = setup,
+     .fini = teardown) {
+  static const int skip[4] = {0, 500, 500, 500}, others[4] = {0, 0, 450, 0};
+  for (int k = 0; k < 4; k++) {
+    tb b;
+    untraced_with_calls(&b, skip[k], others[k], k == 3 ? 4000 : 500);
+    an_report *r = run_buffer(&b);
+    const an_summary_item *it = untraced_item(r, "aten::mm", "aten::addmm");
+    cr_assert_not_null(it, "case %d", k);
+    const an_idle_cause *x = rp_item_untraced(it);
+    cr_assert_eq(x->unrecorded_calls, k == 1 ? 500 : 0, "case %d: %lld", k,
+                 (long long)x->unrecorded_calls);
+    char *md = render(rp_markdown, r);
+    if (k == 1) {
+      cr_assert_eq(x->corr_to - x->corr_from, 501);
+      char want[160];
+      snprintf(
+          want, sizeof want,
+          "correlation ids of the thread's calls jump from %lld to %lld: 500 CUDA API calls ran",
+          (long long)x->corr_from, (long long)x->corr_to);
+      cr_assert_not_null(strstr(md, want), "%s", md);
+    } else
+      cr_assert_null(strstr(md, "correlation ids"), "case %d", k);
+    free(md);
+    an_report_destroy(r);
+  }
+}
+
 /* An HF-style eager step whose SDPA calls record their Input Dims: query (B, H, Sq, D) and
  * key (B, H, Skv, D). */
 static void sdpa_steps(tb *b, const char *q, const char *k) {

@@ -190,6 +190,8 @@ typedef struct te_list_map {
   X(timeline_untraced_min_pct, "timeline.untraced_min_pct", NUMBER, 0, 100, 0, NULL,               \
     "a host stall nothing spans is untraced host work when its longest stretch with no CPU op "    \
     "holds at least this share of it")                                                             \
+  X(timeline_unrecorded_calls_min, "timeline.unrecorded_calls_min", INT, 1, 1000000000, 0, NULL,   \
+    "an untraced stretch across which this many runtime calls went unrecorded says so")            \
   X(timeline_readback_max_copy_pct, "timeline.readback_max_copy_pct", NUMBER, 0, 100, 0, NULL,     \
     "a blocking pageable copy whose own transfer takes under this share of the call is a read "    \
     "back waiting for queued work, not a slow copy")                                               \
