@@ -1370,6 +1370,22 @@ typedef enum an_outside_where {
 /* The time account of one stage: per counted step (warm-ups and kernels outside every
  * step left out), and their sum; without steps, the stage window (first kernel start to
  * last kernel end) as one. */
+/* The host blocked in a read back (review 18 defect 8): calls to or from pageable memory
+ * of at least timeline.long_gap_us in the counted steps whose own GPU copy took under
+ * timeline.readback_max_copy_pct of them, so they waited for the work queued before the
+ * copy on its stream; of one call under one CPU op and region, the group that blocked
+ * longest. Names interned (NULL: none); n 0: none. */
+typedef struct an_host_block {
+  const char *call, *op, *region, *location;
+  const char *copy, *stream;          /* the GPU copy's name and stream */
+  int64_t bytes;                      /* the longest call's copy's (-1: not stated) */
+  size_t n;                           /* calls */
+  int64_t blocked_ns, min_ns, max_ns; /* the calls' host time: summed, shortest, longest */
+  int64_t idle_ns;   /* GPU idle inside them with nothing on any stream (the gaps') */
+  int64_t stream_ns; /* the copy's stream's own GPU time inside them */
+  int64_t queued_ns; /* from each call's start to its copy's: the stream's queue ahead of it */
+} an_host_block;
+
 typedef struct an_stage_timeline {
   size_t n_steps;     /* counted steps; 0: no step markers (stage window) */
   size_t n_warmup;    /* warm-up steps left out */
@@ -1429,6 +1445,7 @@ typedef struct an_stage_timeline {
    * gaps a step: the trace lost graph-replayed work, so the idle beside it is unmeasured
    * (review 17 defect 1). */
   bool graph_unrecorded;
+  an_host_block host_block; /* the counted steps' longest read back (n 0: none) */
   /* How fast the host of the stage's first trace dispatches cheap CPU ops that launch
    * nothing (timeline.dispatch_reference_us: their typical time): the median over those ops
    * with timeline.dispatch_min_calls calls of their median time over the typical one
@@ -1479,9 +1496,10 @@ typedef enum an_summary_kind {
   AN_SUMMARY_OVERLAP = 1, /* a headroom row of the overlap table */
   AN_SUMMARY_FUSION = 2,  /* a row of the fuse table */
   AN_SUMMARY_IDLE = 3,    /* an idle cause of the stage's time account */
-  AN_SUMMARY_WAIT = 4     /* a collective of the stage's time account */
+  AN_SUMMARY_WAIT = 4,    /* a collective of the stage's time account */
+  AN_SUMMARY_HOST = 5     /* the stage's host blocked in a read back (an_host_block) */
 } an_summary_kind;
-#define AN_SUMMARY_KINDS 5
+#define AN_SUMMARY_KINDS 6
 
 /* What the item asks the reader to do. */
 typedef enum an_action {
@@ -1547,10 +1565,13 @@ typedef enum an_bound_basis {
   AN_BASIS_FOLDED = 9,     /* kernels a lever folds into one fused kernel (a MoE layer's
                               routing pieces): their time less the largest piece, which the
                               fused kernel still spends (at most their time alone) */
-  AN_BASIS_PRECISION = 10  /* 16-bit GEMM and attention rows of a serving run: what FP8
+  AN_BASIS_PRECISION = 10, /* 16-bit GEMM and attention rows of a serving run: what FP8
                               wins at most at their present efficiency: half the time of a
                               memory-bound row (half the bytes), 1 - 16-bit / FP8 peak of a
                               compute-bound one's */
+  AN_BASIS_BLOCKED = 11    /* the host's time in a blocking read back (basis): the GPU idle
+                              inside it with nothing on any stream (bound), what issuing the
+                              next work instead of waiting could win (an_host_block) */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
@@ -1768,6 +1789,9 @@ typedef struct an_summary_item {
    * unmeasured, so it has no bound (basis unbounded, basis_us that idle per step) and comes
    * first; count and detail_us are its rows' gaps and the longest, graph_hole_us the idle
    * inside the replays per step (their holes: the stage timeline's total). */
+  /* The host-block item (kind AN_SUMMARY_HOST; review 18 defect 8): the stage's
+   * an_stage_timeline.host_block. NULL otherwise. */
+  const an_host_block *host_block;
   bool graph_unrecorded;
   double graph_hole_us;
   /* A launch-bound item of a stage whose host dispatches cheap ops at least

@@ -19,8 +19,8 @@
 #include "analysis/summary_internal.h"
 #include "util/vec.h"
 
-static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fusion", "idle",
-                                                       "wait"};
+static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fusion",
+                                                       "idle",   "wait",    "host"};
 
 /* In an_action order; the packs' settings keyed by action take these as their choices
  * (TE_SUMMARY_ACTION_IDS, held equal by test_summary). */
@@ -228,6 +228,7 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
 
 static void stage_items(sm_ctx *c) {
   sm_idle_items(c);
+  sm_host_block_item(c);
   sm_wait_items(c);
   sm_roofline_items(c);
   sm_precision_item(c);

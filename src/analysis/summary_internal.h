@@ -105,6 +105,9 @@ void sm_item_row(sm_ctx *c, size_t row, an_row_part part);
 
 /* The candidates of the current stage. */
 void sm_idle_items(sm_ctx *c);
+/* The stage's host blocked in a read back (an_stage_timeline.host_block): one item, bound by
+ * the GPU idle inside the calls (review 18 defect 8). */
+void sm_host_block_item(sm_ctx *c);
 void sm_wait_items(sm_ctx *c);
 void sm_fusion_items(sm_ctx *c);
 void sm_overlap_items(sm_ctx *c);

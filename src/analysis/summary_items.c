@@ -462,6 +462,26 @@ static void unrecorded_item(sm_ctx *c, const pool *queued) {
   }
 }
 
+/* sm_host_block_item: a host that sits in a read back far longer than its copy waits for
+ * the work queued before the copy on its stream; while it waits it issues nothing, so the
+ * GPU idle inside the calls (nothing on any stream) is what the step could win, at most the
+ * time blocked (review 18 defect 8: hta_multistream5's host sat 139-147 ms a step in a
+ * 704-byte read back under `## sparse_data_dist ##`, named nowhere but as 0.43 ms of sync
+ * idle after it). */
+void sm_host_block_item(sm_ctx *c) {
+  const an_stage_timeline *tl = c->g.st->timeline;
+  if (!tl || !tl->host_block.n) return;
+  const an_host_block *b = &tl->host_block;
+  an_summary_item *it =
+      sm_add(c, AN_SUMMARY_HOST, AN_ACTION_REMOVE_SYNC, 0, b->location, per_step_us(c, b->idle_ns),
+             AN_BASIS_BLOCKED, per_step_us(c, b->blocked_ns));
+  if (!it) return;
+  it->host_block = b;
+  it->timeline = tl;
+  it->what = b->call;
+  it->count = b->n;
+}
+
 /* The member lists sm_idle_items fills, each of at most one row per cause. */
 enum { LIST_LAUNCH, LIST_QUEUED, LIST_STALLS, LIST_REGION, LIST_DROPPED, LISTS };
 

@@ -899,6 +899,106 @@ static bool split_gap(an_timeline *tl, tl_host *h, const tl_gap *g) {
   return true;
 }
 
+/* ---------------------------------------------------------------- blocking reads back */
+
+/* GPU idle with nothing on any stream inside [a, b) of window w: the part of its gaps there
+ * (c->gaps come by window, then by time). */
+static int64_t idle_within(const tl_trace *c, size_t w, int64_t a, int64_t b) {
+  size_t lo;
+  UT_PARTITION_POINT(lo, 0, c->n_gaps, mid,
+                     c->gaps[mid].window < w || (c->gaps[mid].window == w && c->gaps[mid].g1 <= a));
+  int64_t idle = 0;
+  for (size_t i = lo; i < c->n_gaps && c->gaps[i].window == w && c->gaps[i].g0 < b; i++) {
+    int64_t x = c->gaps[i].g0 > a ? c->gaps[i].g0 : a, y = c->gaps[i].g1 < b ? c->gaps[i].g1 : b;
+    if (y > x) idle += y - x;
+  }
+  return idle;
+}
+
+/* The copy's stream's own GPU time inside read back r's call: its events there, clipped. */
+static int64_t stream_within(const tl_trace *c, const tl_readback *r) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
+  tr_str stream = tr_event_stream(c->t, &kev[r->copy]);
+  int64_t busy = 0;
+  for (size_t i = 0; i < nk; i++) {
+    if (tr_event_stream(c->t, &kev[i]) != stream) continue;
+    int64_t s = tl_ns(tr_event_ts(c->t, &kev[i])), e = s + tl_ns(tr_event_dur(c->t, &kev[i]));
+    int64_t x = s > r->ts ? s : r->ts, y = e < r->end ? e : r->end;
+    if (y > x) busy += y - x;
+  }
+  return busy;
+}
+
+/* Whether reads back a and b are of one group: one call under one CPU op and region. */
+static bool one_group(const tl_readback *a, const tl_readback *b) {
+  return a->call == b->call && a->op == b->op && a->region == b->region;
+}
+
+/* Adds read back r of window w to host block b (its group's). */
+static void add_readback(an_timeline *tl, tl_trace *c, size_t w, const tl_readback *r,
+                         an_host_block *b) {
+  int64_t ns = r->end - r->ts, copy_ts = tl_ns(tr_event_ts(c->t, &c->kev[r->copy]));
+  if (!b->n || ns > b->max_ns) {
+    b->bytes = r->bytes == TR_NO_ID ? -1 : r->bytes;
+    b->max_ns = ns;
+    b->location = r->location;
+  }
+  if (!b->n || ns < b->min_ns) b->min_ns = ns;
+  b->call = r->call, b->op = r->op, b->region = r->region;
+  b->copy = an_strtab_cstr(tl->strings, tr_str_get(c->t, c->kev[r->copy].name));
+  b->stream =
+      an_strtab_cstr(tl->strings, tr_str_get(c->t, tr_event_stream(c->t, &c->kev[r->copy])));
+  b->n++;
+  b->blocked_ns += ns;
+  b->idle_ns += idle_within(c, w, r->ts, r->end);
+  b->stream_ns += stream_within(c, r);
+  b->queued_ns += copy_ts > r->ts ? copy_ts - r->ts : 0;
+}
+
+/* Stage slot s's group of the trace's reads back r[0..n) that blocked longest (its first
+ * member's index, -1: none) and, into *sum, that time; win[i]: r[i]'s window or -1. */
+static long longest_group(const an_timeline *tl, const tl_readback *r, const long *win, size_t n,
+                          size_t s, int64_t *sum) {
+  long best = -1;
+  *sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (win[i] < 0 || tl->win[win[i]].stage != s || !r[i].call) continue;
+    int64_t t = 0;
+    for (size_t j = 0; j < n; j++)
+      if (win[j] >= 0 && tl->win[win[j]].stage == s && one_group(&r[i], &r[j]))
+        t += r[j].end - r[j].ts;
+    if (t > *sum) *sum = t, best = (long)i;
+  }
+  return best;
+}
+
+/* The trace's long blocking reads back (tl_host_readbacks) into their stages' host blocks
+ * (an_host_block): per stage, the group that blocked longest; another trace's group of the
+ * same stage adds to it when it is the same, else the longer one stays. False when out of
+ * memory. */
+static bool host_blocks(an_timeline *tl, tl_trace *c, tl_host *h) {
+  size_t n = 0;
+  const tl_readback *r = tl_host_readbacks(h, &n);
+  long *win = n ? malloc(n * sizeof *win) : NULL;
+  if (n && !win) return false;
+  for (size_t i = 0; i < n; i++) win[i] = kernel_window(tl, c, r[i].copy, false);
+  for (size_t s = 0; s < tl->n_st; s++) {
+    int64_t sum;
+    long g = longest_group(tl, r, win, n, s, &sum);
+    an_host_block *b = &tl->stages[s].host_block;
+    const tl_readback kept = {.call = b->call, .op = b->op, .region = b->region};
+    bool other = b->n && g >= 0 && !one_group(&kept, &r[g]);
+    if (g < 0 || (other && b->blocked_ns >= sum)) continue;
+    if (other) *b = (an_host_block){0};
+    for (size_t j = 0; j < n; j++)
+      if (win[j] >= 0 && tl->win[win[j]].stage == s && one_group(&r[g], &r[j]))
+        add_readback(tl, c, (size_t)win[j], &r[j], b);
+  }
+  free(win);
+  return true;
+}
+
 /* What the host did in each gap of the trace, gathered into its windows' causes window by
  * window (the gaps come in window order): the portions of one window are held at a time,
  * where holding the whole trace's cost more in fresh pages than the split itself. */
@@ -923,6 +1023,7 @@ static bool split_gaps(an_timeline *tl, tl_trace *c) {
     ok = gather_causes(tl, c->gaps[c->n_gaps - 1].window + 1, tl_host_extras(h, &nx));
   for (size_t i = 0; ok && i < c->n_outside; i++)
     add_outside(tl, h, &c->outside[i], first + 2 * c->outside[i].window);
+  ok = ok && host_blocks(tl, c, h);
   free(first);
   tl_host_destroy(h);
   return ok;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "analysis/timeline_internal.h"
+#include "util/limits.h"
 #include "util/map.h"
 #include "util/search.h"
 #include "util/sort.h"
@@ -104,6 +105,10 @@ struct tl_host {
   ut_u64map records;
   thread_items *th;
   size_t n_th, cap_th;
+  /* the long blocking reads back (collect_readbacks): their calls and copies, then what
+   * tl_host_readbacks found around each */
+  tl_readback *readbacks;
+  size_t n_readbacks, cap_readbacks;
   const tr_event *ev[5]; /* by item kind (frames apart) */
   const tr_event *kev;   /* the GPU events (pageable_corr indexes them) */
   const tr_pyframe *py;
@@ -328,6 +333,42 @@ static bool collect_pageable(tl_host *h) {
       ok = add_thread(h, &rt[i]);
   }
   return ok;
+}
+
+/* The calls to or from pageable memory of at least timeline.long_gap_us whose own GPU copy
+ * took under timeline.readback_max_copy_pct of them (tl_readback), each with a probe at its
+ * middle so the op, region and frame around it are indexed. After collect_pageable. */
+static bool collect_readbacks(tl_host *h) {
+  size_t nr = 0;
+  const tr_event *rt = h->pageable_corr.n ? tr_trace_events(h->t, TR_KIND_RUNTIME, &nr) : NULL;
+  uint64_t v;
+  for (size_t i = 0; i < nr; i++) {
+    double ts = tr_event_ts(h->t, &rt[i]), dur = tr_event_dur(h->t, &rt[i]);
+    int64_t corr = tr_event_correlation(h->t, &rt[i]);
+    if (dur < h->long_gap_us || corr == TR_NO_ID ||
+        !ut_u64map_get(&h->pageable_corr, (uint64_t)corr, &v))
+      continue;
+    double gpu = tr_event_dur(h->t, &h->kev[v - 1]);
+    if (gpu < 0 || gpu * 100.0 >= h->readback_max_copy_pct * dur) continue; /* it copied */
+    if (h->n_readbacks >= AN_MAX_READBACKS) break;
+    tl_readback *x = ut_grow(h->readbacks, &h->cap_readbacks, h->n_readbacks + 1, sizeof *x);
+    if (!x) return false;
+    h->readbacks = x;
+    x[h->n_readbacks++] = (tl_readback){.call_ev = (uint32_t)i,
+                                        .copy = (uint32_t)(v - 1),
+                                        .ts = tl_ns(ts),
+                                        .end = tl_ns(ts + dur),
+                                        .bytes = TR_NO_ID};
+  }
+  if (!h->n_readbacks) return true;
+  double *p = realloc(h->probes, (h->n_probes + h->n_readbacks + 1) * sizeof *p);
+  if (!p) return false;
+  h->probes = p;
+  for (size_t i = 0; i < h->n_readbacks; i++)
+    h->probes[h->n_probes++] =
+        ((double)h->readbacks[i].ts + (double)(h->readbacks[i].end - h->readbacks[i].ts) / 2) /
+        1000.0;
+  return true;
 }
 
 /* A decimal integer arg of a kernel-kind event (TR_NO_ID when absent or not one). */
@@ -568,6 +609,7 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
   bool ok = h->is_sync && h->is_step && h->is_await && make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
   ok = ok && collect_pageable(h) && collect_setup(h); /* every thread it indexes is added */
+  ok = ok && collect_readbacks(h);
   ok = ok && collect_host_copies(h);
   for (size_t i = 0; ok && i < h->n_th; i++)
     ut_sort(h->th[i].setup, h->th[i].n_setup, sizeof *h->th[i].setup, cmp_item, NULL);
@@ -606,6 +648,7 @@ void tl_host_destroy(tl_host *h) {
   ut_u64map_free(&h->threads);
   ut_u64map_free(&h->pageable_corr);
   ut_u64map_free(&h->records);
+  free(h->readbacks);
   free(h->waits);
   free(h->calls);
   free(h->ids);
@@ -1392,4 +1435,32 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
     n++;
   }
   return n;
+}
+
+/* tl_host_readbacks: each call's item on its thread (the runtime call itself), then the
+ * outermost CPU op, the outermost region and the best Python frame around it (review 18
+ * defect 8: `aten::to` under `## sparse_data_dist ##`). */
+const tl_readback *tl_host_readbacks(tl_host *h, size_t *n) {
+  for (size_t r = 0; r < h->n_readbacks; r++) {
+    tl_readback *x = &h->readbacks[r];
+    x->bytes = int_arg(h->t, &h->kev[x->copy], TR_ARG_BYTES);
+    const tr_event *e = &h->ev[ITEM_RUNTIME][x->call_ev];
+    long th = thread_of(h, tr_event_pid(h->t, e), tr_event_tid(h->t, e));
+    if (th < 0) continue;
+    const thread_items *ti = &h->th[th];
+    double a = (double)x->ts / 1000.0, b = (double)x->end / 1000.0, m = a + (b - a) / 2;
+    long i = innermost(ti, m, m);
+    while (i >= 0 && !(ti->v[i].kind == ITEM_RUNTIME && ti->v[i].ref == x->call_ev))
+      i = ti->v[i].parent;
+    if (i < 0) continue;
+    const item *it = &ti->v[i];
+    long reg = outer_region(h, ti, i, it->ts, it->end);
+    x->call = interned(h, ti, i);
+    x->op = op_name(h, ti, i, it->ts, it->end, true);
+    if (x->op == x->call) x->op = NULL;
+    x->region = reg >= 0 ? interned(h, ti, reg) : NULL;
+    x->location = best_frame(h, ti, i, it->ts, it->end);
+  }
+  *n = h->n_readbacks;
+  return h->readbacks;
 }

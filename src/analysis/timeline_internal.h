@@ -118,6 +118,20 @@ typedef struct tl_outside {
 /* The innermost CPU op or runtime call spanning the middle of outside gap g on the thread
  * that launched its next kernel, else on another indexed thread; false when none. */
 bool tl_host_outside(tl_host *h, const tl_gap *g, tl_outside *out);
+/* A call to or from pageable memory of at least timeline.long_gap_us whose own GPU copy
+ * took under timeline.readback_max_copy_pct of it: it read a few bytes back and spent its
+ * time waiting for the work queued before the copy on its stream (review 18 defect 8:
+ * hta_multistream5's 704-byte cudaMemcpyAsync, 139-147 ms a step). call_ev: its index
+ * among the runtime calls; copy: its GPU copy's among the GPU events; ts, end: ns; the
+ * names (interned; NULL when none) are filled by tl_host_readbacks. */
+typedef struct tl_readback {
+  uint32_t call_ev, copy;
+  int64_t ts, end;
+  const char *call, *op, *region, *location;
+  int64_t bytes; /* the copy's (TR_NO_ID: not stated) */
+} tl_readback;
+/* The trace's long blocking reads back (tl_readback), n of them, in call order; h owns them. */
+const tl_readback *tl_host_readbacks(tl_host *h, size_t *n);
 /* The extras the portions of h's splits index (their extra - 1), n of them; h owns them. */
 const tl_extra *tl_host_extras(const tl_host *h, size_t *n);
 

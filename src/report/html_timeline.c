@@ -30,7 +30,8 @@ static size_t anchor_stage(const rp_hw *hw, const char *s, size_t len) {
 void rp_html_evidence(rp_hw *hw, const char *anchor, const char *label) {
   static const struct {
     const char *kind, *row_prefix; /* NULL: the row's id is the anchor itself */
-  } kinds[] = {{"kernel", "k"}, {"overlap", "o"}, {"fusion", "f"}, {"idle", NULL}, {"wait", NULL}};
+  } kinds[] = {{"kernel", "k"}, {"overlap", "o"}, {"fusion", "f"},
+               {"idle", NULL},  {"wait", NULL},   {"host", NULL}};
   const char *dash = strchr(anchor, '-'), *last = strrchr(anchor, '-');
   if (!dash || last <= dash) {
     rp_hw_text(hw, label);
@@ -270,6 +271,13 @@ void rp_html_timeline(rp_hw *hw, size_t stage_index) {
                3 + hw->hd);
   steps_para(hw, st->timeline);
   account_para(hw, st->timeline);
+  char hb[768], id[96];
+  if (rp_host_block_text(st->timeline, hb, sizeof hb)) {
+    an_summary_anchor(id, sizeof id, "host", st->id, 0);
+    rp_hw_printf(hw, "<p class=\"account\" id=\"%s%s\">", hw->idp, id);
+    rp_hw_text(hw, hb);
+    rp_hw_printf(hw, "</p>");
+  }
   causes_table(hw, st, tok);
   collectives_table(hw, stage_index, tok);
 }

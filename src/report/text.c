@@ -607,6 +607,7 @@ const char *rp_item_subject(const an_summary_item *it, const char **lead) {
   if (!what || it->kind == AN_SUMMARY_WAIT) return NULL;
   *lead = it->action == AN_ACTION_HOST_STALL   ? "under "
           : it->action == AN_ACTION_DEPENDENCY ? "issued by "
+          : it->host_block                     ? "in "
                                                : "";
   return what;
 }
@@ -827,7 +828,8 @@ const char *rp_action(an_action a) {
 }
 
 const char *rp_summary_kind(an_summary_kind k) {
-  static const char *const w[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fusion", "idle", "wait"};
+  static const char *const w[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fusion",
+                                                  "idle",   "wait",    "host"};
   return (size_t)k < AN_SUMMARY_KINDS ? w[k] : "kernel";
 }
 

@@ -267,6 +267,13 @@ void rp_timeline_markdown(FILE *f, const an_report *r, const an_stage_report *st
   fprintf(f, "\n### Time account: %s (per step)\n\n", st->label);
   steps_line(f, tl);
   account_line(f, tl);
+  char hb[768], id[96];
+  if (rp_host_block_text(tl, hb, sizeof hb)) {
+    an_summary_anchor(id, sizeof id, "host", st->id, 0);
+    fprintf(f, "\n<a id=\"%s\"></a>", id);
+    rp_md_cell_text(f, hb);
+    fputc('\n', f);
+  }
   causes_table(f, r, st);
   collectives_table(f, st, name, ctx);
 }

@@ -135,7 +135,7 @@ int64_t rp_collective_transfer_ns(const an_collective_time *c) {
 const char *rp_bound_basis(an_bound_basis b) {
   static const char *const w[] = {"idle",    "wait",    "roofline",   "saving",
                                   "chain",   "exposed", "round_trip", "unbounded",
-                                  "removed", "folded",  "precision"};
+                                  "removed", "folded",  "precision",  "blocked"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -335,6 +335,22 @@ static bool outside_json(cJSON *o, const an_stage_timeline *tl) {
          cJSON_AddBoolToObject(x, "setup", tl->outside_setup);
 }
 
+/* "host_block": the counted steps' longest blocking read back (an_host_block), null when
+ * none (review 18 defect 8). */
+static bool host_block_json(cJSON *o, const an_stage_timeline *tl) {
+  const an_host_block *b = &tl->host_block;
+  if (!b->n) return cJSON_AddNullToObject(o, "host_block") != NULL;
+  cJSON *x = cJSON_AddObjectToObject(o, "host_block");
+  return x && add_str0(x, "call", b->call) && add_str0(x, "op", b->op) &&
+         add_str0(x, "region", b->region) && add_str0(x, "location", b->location) &&
+         add_str0(x, "copy", b->copy) && add_str0(x, "stream", b->stream) &&
+         cJSON_AddNumberToObject(x, "bytes", (double)b->bytes) &&
+         cJSON_AddNumberToObject(x, "calls", (double)b->n) &&
+         add_us(x, "blocked_us", b->blocked_ns) && add_us(x, "min_us", b->min_ns) &&
+         add_us(x, "max_us", b->max_ns) && add_us(x, "idle_us", b->idle_ns) &&
+         add_us(x, "stream_us", b->stream_ns) && add_us(x, "queued_us", b->queued_ns);
+}
+
 cJSON *rp_timeline_json(const an_stage_timeline *tl) {
   cJSON *o = cJSON_CreateObject();
   cJSON *total = o ? cJSON_CreateObject() : NULL;
@@ -352,7 +368,7 @@ cJSON *rp_timeline_json(const an_stage_timeline *tl) {
             cJSON_AddBoolToObject(o, "marker_nested_all", tl->marker_nested_all) &&
             cJSON_AddNumberToObject(o, "placed_by_gpu_time", (double)tl->placed_by_gpu_time) &&
             cJSON_AddNumberToObject(o, "cut_steps", (double)tl->n_cut) &&
-            add_us(o, "cut_us", tl->cut_ns) && outside_json(o, tl) &&
+            add_us(o, "cut_us", tl->cut_ns) && outside_json(o, tl) && host_block_json(o, tl) &&
             account_json(total, &tl->total, (size_t)-1);
   if (ok)
     cJSON_AddItemToObject(o, "total", total);
@@ -560,6 +576,11 @@ static const char *pool_action(const an_summary_item *it) {
 
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->n_pool) return pool_action(it); /* small items of one kind (summary.pool_below_pct) */
+  /* the host blocked in a read back (review 18 defect 8) */
+  if (it->host_block)
+    return "Stop the host waiting in a read back every step: find what the copy's stream waits "
+           "on ahead of it, or read the value without blocking (a pinned buffer copied "
+           "non_blocking with an event, or sizes the host already knows)";
   /* the trace lost graph-replayed work: its idle is unmeasured (review 17 defect 1) */
   if (it->graph_unrecorded)
     return "Capture this trace again before acting on its idle: it is missing graph-replayed "
@@ -706,6 +727,33 @@ const char *rp_graph_unrecorded_text(const an_stage_timeline *tl, char *buf, siz
            "trace is missing graph-replayed kernels or a captured node waits on another "
            "stream's event, and the idle beside them is unmeasured.",
            h, a->n_graph_holes, g, busy);
+  return buf;
+}
+
+/* "704 bytes", or "bytes not stated" when the copy does not say (an_host_block.bytes). */
+static const char *block_bytes(const an_host_block *h, char *b, size_t cap) {
+  if (h->bytes < 0) return "bytes not stated";
+  snprintf(b, cap, "%lld bytes", (long long)h->bytes);
+  return b;
+}
+
+const char *rp_host_block_text(const an_stage_timeline *tl, char *buf, size_t cap) {
+  const an_host_block *h = &tl->host_block;
+  if (!h->n) return NULL;
+  char t[32], idle[32], own[32], by[40];
+  rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, h->blocked_ns));
+  rp_fmt_ms(idle, sizeof idle, rp_per_step_us(tl, h->idle_ns));
+  rp_fmt_ms(own, sizeof own, rp_per_step_us(tl, h->stream_ns));
+  snprintf(buf, cap,
+           "H1 host blocked in a read back: %s ms/step in %.80s%s%.80s%s%.80s (%zu call%s; the "
+           "longest read %s back, %.60s on stream %.40s, its copy a fraction of the "
+           "call): it waited for the work queued ahead of the copy, stream %.40s ran %s ms/step "
+           "of its own inside the calls, and the GPU idled %s ms/step inside them with nothing "
+           "on any stream.",
+           t, h->call ? h->call : "?", h->op ? " under " : "", h->op ? h->op : "",
+           h->region ? " in " : "", h->region ? h->region : "", h->n, h->n == 1 ? "" : "s",
+           block_bytes(h, by, sizeof by), h->copy ? h->copy : "?", h->stream ? h->stream : "?",
+           h->stream ? h->stream : "?", own, idle);
   return buf;
 }
 
@@ -2061,6 +2109,35 @@ static void unrecorded_basis(const an_summary_item *it, const char *x, char *b, 
            h, a->n_graph_holes, a->n_graph_holes == 1 ? "gap" : "gaps", g, busy, x);
 }
 
+/* The host-block item's basis (review 18 defect 8): the time blocked, the copy that took a
+ * fraction of it, the stream's own work and the GPU's idle inside the calls. */
+static void readback_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  const an_host_block *h = it->host_block;
+  const an_stage_timeline *tl = it->timeline;
+  char lo[32], hi[32], own[32], idle[32], by[40];
+  rp_fmt_ms(lo, sizeof lo, (double)h->min_ns / 1000.0);
+  rp_fmt_ms(hi, sizeof hi, (double)h->max_ns / 1000.0);
+  rp_fmt_ms(own, sizeof own, rp_per_step_us(tl, h->stream_ns));
+  rp_fmt_ms(idle, sizeof idle, rp_per_step_us(tl, h->idle_ns));
+  int len = snprintf(
+      b, cap,
+      "the host sat %s ms/step in %zu such call%s (%s to %s ms each)%s%.80s%s%s%.80s%s, whose "
+      "copy (`%.60s` on stream %.40s, %s in the longest) took a fraction of each: "
+      "they waited for the work queued ahead of the copy on stream %.40s, which ran %s "
+      "ms/step of its own inside them; the GPU idled %s ms/step inside them with nothing on "
+      "any stream: while the host waits it issues nothing, so that idle is what issuing the "
+      "next work instead could win (at most the time blocked); whatever stream %.40s waits on "
+      "(another stream's event, the host) gates every step",
+      x, h->n, h->n == 1 ? "" : "s", lo, hi, h->op ? " under `" : "", h->op ? h->op : "",
+      h->op ? "`" : "", h->region ? " in `" : "", h->region ? h->region : "", h->region ? "`" : "",
+      h->copy ? h->copy : "?", h->stream ? h->stream : "?", block_bytes(h, by, sizeof by),
+      h->stream ? h->stream : "?", own, idle, h->stream ? h->stream : "?");
+  if (tl->graph_unrecorded && len > 0 && (size_t)len < cap)
+    snprintf(b + len, cap - (size_t)len,
+             "; this trace lost graph-replayed kernels (the re-capture item): some of that idle "
+             "may be their work, so the bound is an upper one");
+}
+
 void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
@@ -2102,6 +2179,9 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
     case AN_BASIS_PRECISION:
       precision_basis(it, x, b, cap);
       return;
+    case AN_BASIS_BLOCKED:
+      readback_basis(it, x, b, cap);
+      return;
     case AN_BASIS_FOLDED: { /* the part alone on the GPU only where other streams cover some */
       char big[32], alone[80] = "";
       rp_fmt_ms(y, sizeof y, it->detail_us);
@@ -2135,11 +2215,9 @@ void rp_evidence_label(const char *anchor, const char *stage_label, char *b, siz
   static const struct {
     const char *prefix, *table;
     char letter;
-  } kinds[] = {{"kernel-", "kernel table", 'K'},
-               {"overlap-", "overlap table", 'O'},
-               {"fusion-", "fusion table", 'F'},
-               {"idle-", "time account", 'I'},
-               {"wait-", "time account", 'W'}};
+  } kinds[] = {{"kernel-", "kernel table", 'K'}, {"overlap-", "overlap table", 'O'},
+               {"fusion-", "fusion table", 'F'}, {"idle-", "time account", 'I'},
+               {"wait-", "time account", 'W'},   {"host-", "time account", 'H'}};
   const char *dash = strrchr(anchor, '-');
   size_t row = dash ? (size_t)strtoul(dash + 1, NULL, 10) : 0;
   for (size_t k = 0; dash && k < sizeof kinds / sizeof *kinds; k++) {

@@ -108,6 +108,10 @@ const char *rp_host_extent_text(const an_stage_timeline *tl, char *buf, size_t c
 /* The time account's sentence when the stage's trace lost graph-replayed work
  * (an_stage_timeline.graph_unrecorded), into buf; NULL when it did not. */
 const char *rp_graph_unrecorded_text(const an_stage_timeline *tl, char *buf, size_t cap);
+/* The time account's sentence on the host blocked in a read back (an_stage_timeline
+ * host_block; review 18 defect 8), into buf; NULL when it was not. Its anchor is the
+ * host-block item's (host-STAGE-0). */
+const char *rp_host_block_text(const an_stage_timeline *tl, char *buf, size_t cap);
 
 /* The time account's sentence when some of its idle follows a sync that drained the GPU's
  * queue before the step's first kernel (an_time_account.drain), in parts around the sync's

@@ -87,6 +87,11 @@
 /* a staging copy's communication-buffer CPU op name kept on its overlap row (longer names
  * are cut: the lever matcher reads the prefix, DDP's are under 60 bytes) */
 #define AN_MAX_STAGING_OP_BYTES 256u
+/* Long blocking reads back a trace's time account examines (analysis/timeline_host.c
+ * collect_readbacks: calls of at least timeline.long_gap_us each); the rest are not named:
+ * a capture holds a few a step (hta_multistream5: 5, hta_async_cpu_to_gpu: 17), and each
+ * one read costs a pass over the trace's GPU events. */
+#define AN_MAX_READBACKS 256u
 /* Distinct collective ops told apart among one overlap row's sampled launches
  * (analysis/overlap.c ov_collective_op); a kernel name serves at most a handful (NCCL's
  * SendRecv: all-to-all, reduce-scatter, all-reduce, all-gather, send/recv). */

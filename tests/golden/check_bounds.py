@@ -35,6 +35,8 @@ It checks from the JSON report alone:
                  time per step, links the time-account rows it takes it from, and bounds
                  at most its transfer;
     saving    <= the stage kernel time of its kernels;
+    blocked   <= the stage's host_block calls' time per step, its bound at most the GPU
+                 idle inside them (review 18 defect 8);
 - per item, its figures are the sum of exactly the rows it links (issue 28, review 3 defect
   5): an idle item's bound, basis and gap count equal the summed parts ("all", "long":
   gaps of timeline.long_gap_us, "short": the rest) of the idle causes in its "rows"; a
@@ -146,6 +148,16 @@ def basis_limit(item, stage, fail, rep=None):
         return sum(rows[k]["per_step_us"] for k in item["kernels"] if k in rows)
     if basis == "saving":
         return sum(rows[k]["total_us"] for k in item["kernels"] if k in rows)
+    if basis == "blocked":  # the host in a read back: the calls' time; the idle inside bounds it
+        hb = tl.get("host_block")
+        if not hb:
+            fail(f"{item['anchor']}: a blocked item on a stage with no host_block")
+            return None
+        if item["bound_us_per_step"] > hb["idle_us"] / steps + EPS:
+            fail(f"{item['anchor']}: bound over the GPU idle inside the read backs")
+        if hb["idle_us"] > hb["blocked_us"] + EPS:
+            fail(f"{item['anchor']}: idle inside the read backs over their time")
+        return hb["blocked_us"] / steps
     return None
 
 

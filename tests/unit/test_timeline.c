@@ -4005,3 +4005,75 @@ Test(report, an_untraced_gap_ending_in_event_ordering_says_so, .init = setup, .f
     an_report_destroy(r);
   }
 }
+
+/* Review 18 defect 8: in a step the host sits 6 ms in a 704-byte pageable read back under
+ * `aten::to` in `## sparse_data_dist ##`; stream 27's work queued ahead of the copy (a
+ * bucketize kernel) starts only 5.5 ms into the call, its 10 us copy at the call's end. With
+ * stream 7 idle meanwhile, the GPU idles 5.5 ms of the call with nothing on any stream: the
+ * time account names the read back (H1) and an item bounds it by that idle, its basis the
+ * time blocked. With stream 7 busy across the call (hta_async_cpu_to_gpu's shape) the host's
+ * wait costs the step nothing: the read back is named, no item. */
+Test(summary, a_host_blocked_in_a_read_back_is_named_and_bounded_by_the_idle_inside, .init = setup,
+     .fini = teardown) {
+  const double call = 3000, call_us = 6000, queue = 8500, copy = 8990, copy_us = 10;
+  for (int busy = 0; busy < 2; busy++) {
+    tb b;
+    tb_begin(&b);
+    host(&b, "user_annotation", "ProfilerStep#1", 0, 20000);
+    launch(&b, "kernel_a", 10, 20, 2000);
+    if (busy) launch(&b, "kernel_fill", 15, 2020, queue - 2020); /* stream 7 busy throughout */
+    host(&b, "user_annotation", "## sparse_data_dist ##", 2900, 6600);
+    launch_on(&b, "bucketize_kernel", 2910, queue, copy - queue, 27);
+    host(&b, "cpu_op", "aten::to", 2950, 6300);
+    int c = b.corr++;
+    tb_add(&b,
+           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+           "\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"correlation\":%d}},"
+           "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\","
+           "\"pid\":0,\"tid\":27,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":27,\"bytes\":704,"
+           "\"correlation\":%d}},",
+           call, call_us, c, copy, copy_us, c);
+    launch(&b, "kernel_b", 9100, 9110, 2000);
+    an_report *r = run_buffer(&b);
+    const an_stage_timeline *tl = r->stages[0].timeline;
+    const an_host_block *h = &tl->host_block;
+    cr_assert_eq(h->n, 1, "%d", busy);
+    cr_assert_str_eq(h->call, "cudaMemcpyAsync");
+    cr_assert_str_eq(h->op, "aten::to");
+    cr_assert_str_eq(h->region, "## sparse_data_dist ##");
+    cr_assert_str_eq(h->stream, "27");
+    cr_assert_eq(h->bytes, 704);
+    cr_assert_eq(h->blocked_ns, (int64_t)(call_us * 1000));
+    cr_assert_eq(h->queued_ns, (int64_t)((copy - call) * 1000));
+    cr_assert_eq(h->stream_ns, (int64_t)((call + call_us - queue) * 1000)); /* its own work */
+    int64_t idle = busy ? 0 : (int64_t)((queue - call) * 1000);
+    cr_assert_eq(h->idle_ns, idle, "%d: %lld", busy, (long long)h->idle_ns);
+    const an_summary_item *it = NULL;
+    for (size_t i = 0; i < r->n_summary; i++)
+      if (r->summary[i].kind == AN_SUMMARY_HOST) it = &r->summary[i];
+    char *md = render(rp_markdown, r);
+    char want[160];
+    snprintf(want, sizeof want,
+             "H1 host blocked in a read back: %.2f ms/step in cudaMemcpyAsync under aten::to in "
+             "## sparse_data_dist ## (1 call; the longest read 704 bytes back",
+             call_us / 1000);
+    cr_assert_not_null(strstr(md, want), "%s", md);
+    if (busy) {
+      cr_assert_null(it, "nothing to win while the GPU is busy");
+    } else {
+      cr_assert_not_null(it);
+      cr_assert_eq(it->basis, AN_BASIS_BLOCKED);
+      cr_assert_float_eq(it->at_stake_us, (double)idle / 1000, 1e-6);
+      cr_assert_float_eq(it->basis_us, call_us, 1e-6);
+      cr_assert_str_eq(it->anchor, "host-all-0");
+      snprintf(want, sizeof want, "in `cudaMemcpyAsync`: at most **%.2f ms/step**",
+               (double)idle / 1e6);
+      cr_assert_not_null(strstr(md, want), "%s", md);
+      cr_assert_not_null(strstr(md, "whatever stream 27 waits on"), "%s", md);
+      cr_assert_not_null(strstr(md, "<a id=\"host-all-0\"></a>"), "%s", md);
+    }
+    free(md);
+    expect_bounds(r);
+    an_report_destroy(r);
+  }
+}
