@@ -99,13 +99,13 @@ static bool links_of(const an_stage_tables *st, const te_rules *rules, ut_u64map
 }
 
 an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const an_steps *steps,
-                              const an_kernel_map *kmap, const te_rules *rules, an_tables *tables) {
+                              const an_kernel_map *kmap, const te_rules *rules,
+                              an_opaque_probes *probes, an_tables *tables) {
   bool ok = true;
   for (size_t s = 0; s < tables->n_stages; s++) tables->stages[s].chain = (an_chain_runs){0};
   for (size_t vi = 0; ok && vi < n_views; vi++) {
     const an_trace_view *v = &views[vi];
-    an_opaque_probe *opaque = NULL;
-    ok = !v->trace || an_opaque_probe_create(v, rules, &opaque) == AN_OK;
+    an_opaque_probe *opaque = an_opaque_probes_view(probes, vi);
     for (size_t b = 0; ok && v->trace && b < v->n_stages; b++) {
       an_stage_tables *st = an_tables_stage(tables, v->stages[b].stage->id);
       if (!st) continue;
@@ -122,7 +122,6 @@ an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const 
       free(w.lane);
       ut_u64map_free(&links);
     }
-    an_opaque_probe_destroy(opaque);
   }
   return ok ? AN_OK : AN_ERR_NOMEM;
 }

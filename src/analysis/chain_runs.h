@@ -22,6 +22,7 @@
 
 #include "analysis/kernel_map.h"
 #include "analysis/model.h"
+#include "analysis/opaque_ops.h"
 #include "analysis/steps.h"
 #include "analysis/tables.h"
 #include "analysis/trace_view.h"
@@ -29,9 +30,11 @@
 
 /* Sets the chain record of every stage of `tables` from the formal views (kmap: their
  * kernel map, which named the rows; steps: parallel to the views, NULL when every launch
- * counts). Runs after an_opaque_steps (a row launched only under opaque ops is no link).
+ * counts; probes: the views' opaque-op probes, shared with an_opaque_steps). Runs after
+ * an_opaque_steps (a row launched only under opaque ops is no link).
  * AN_ERR_NOMEM when out of memory. */
 an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const an_steps *steps,
-                              const an_kernel_map *kmap, const te_rules *rules, an_tables *tables);
+                              const an_kernel_map *kmap, const te_rules *rules,
+                              an_opaque_probes *probes, an_tables *tables);
 
 #endif

@@ -4,7 +4,8 @@
  *
  * Per view: the counted launches of the chain-category rows, each with its launch call;
  * then each call's enclosing ops, innermost first, by the view's op nest (op_nest.h,
- * an_trace_view_ops), asked of the matcher once per name.
+ * an_trace_view_ops), asked of the matcher once per name; each kernel's answer is kept for
+ * the chain runs, which ask many of the same kernels.
  */
 #include "analysis/opaque_ops.h"
 
@@ -20,7 +21,7 @@
 
 /* A counted launch of a chain-category row: its launch call, time and row. */
 typedef struct cand {
-  const tr_event *call;
+  const tr_event *kernel, *call;
   double dur;
   an_kernel_row *row;
 } cand;
@@ -41,6 +42,9 @@ struct an_opaque_probe {
   const an_op_nest *nest;
   uint8_t *memo; /* by string id: 0 unasked, 1 no, 2 yes */
   size_t n_str;
+  const tr_event *kernels; /* the trace's kernel events, which `answer` is parallel to */
+  uint8_t *answer;         /* by kernel: 0 unasked, 1 not opaque, 2 opaque */
+  size_t n_kernels;
   size_t hint;        /* where the nest's last search ended: launches come in about time order */
   size_t launch_hint; /* the same, of the launches by correlation */
 };
@@ -72,7 +76,7 @@ static bool collect_block(view_work *w, const an_steps *steps, const an_stage_ke
     cand *c = ut_grow(w->c, &w->cap, w->n + 1, sizeof *c);
     if (!c) return false;
     w->c = c;
-    w->c[w->n++] = (cand){call, tr_event_dur(w->v->trace, k), &st->rows[row - 1]};
+    w->c[w->n++] = (cand){k, call, tr_event_dur(w->v->trace, k), &st->rows[row - 1]};
   }
   return true;
 }
@@ -87,8 +91,10 @@ static bool opaque_op(an_opaque_probe *p, const tr_event *op) {
   return hit;
 }
 
-an_status an_opaque_probe_create(const an_trace_view *v, const te_rules *rules,
-                                 an_opaque_probe **out) {
+static void probe_destroy(an_opaque_probe *p);
+
+static an_status probe_create(const an_trace_view *v, const te_rules *rules,
+                              an_opaque_probe **out) {
   *out = NULL;
   const te_matcher *opaque = te_rules_matcher(rules, "chain_exclude_op");
   if (!opaque || !v->trace || !v->ids) return AN_OK; /* no launch calls to follow */
@@ -99,18 +105,21 @@ an_status an_opaque_probe_create(const an_trace_view *v, const te_rules *rules,
                            .nest = an_trace_view_ops(v),
                            .n_str = tr_trace_string_count(v->trace)};
     p->memo = calloc(p->n_str ? p->n_str : 1, 1);
+    p->kernels = tr_trace_events(v->trace, TR_KIND_KERNEL, &p->n_kernels);
+    p->answer = calloc(p->n_kernels ? p->n_kernels : 1, 1);
   }
-  if (!p || !p->memo || !p->nest) {
-    an_opaque_probe_destroy(p);
+  if (!p || !p->memo || !p->answer || !p->nest) {
+    probe_destroy(p);
     return AN_ERR_NOMEM;
   }
   *out = p;
   return AN_OK;
 }
 
-void an_opaque_probe_destroy(an_opaque_probe *p) {
+static void probe_destroy(an_opaque_probe *p) {
   if (!p) return;
   free(p->memo);
+  free(p->answer);
   free(p);
 }
 
@@ -122,24 +131,63 @@ static bool call_opaque(an_opaque_probe *p, const tr_event *call) {
   return e >= 0;
 }
 
+/* The answer for `kernel`, whose launch call is `call` (NULL: not looked up yet). */
+static bool kernel_opaque(an_opaque_probe *p, const tr_event *kernel, const tr_event *call) {
+  size_t k = (size_t)(kernel - p->kernels);
+  if (k < p->n_kernels && p->answer[k]) return p->answer[k] == 2;
+  if (!call) call = an_trace_ids_launch_of_near(p->v->ids, p->v->trace, kernel, &p->launch_hint);
+  bool opaque = call && call_opaque(p, call);
+  if (k < p->n_kernels) p->answer[k] = opaque ? 2 : 1;
+  return opaque;
+}
+
 bool an_opaque_probe_launch(an_opaque_probe *p, const tr_event *kernel) {
-  const tr_event *call =
-      p ? an_trace_ids_launch_of_near(p->v->ids, p->v->trace, kernel, &p->launch_hint) : NULL;
-  return call && call_opaque(p, call);
+  return p && kernel_opaque(p, kernel, NULL);
+}
+
+struct an_opaque_probes {
+  an_opaque_probe **view;
+  size_t n;
+};
+
+an_status an_opaque_probes_create(const an_trace_view *views, size_t n_views, const te_rules *rules,
+                                  an_opaque_probes **out) {
+  an_opaque_probes *ps = calloc(1, sizeof *ps);
+  *out = NULL;
+  if (!ps || !(ps->view = calloc(n_views ? n_views : 1, sizeof *ps->view))) {
+    free(ps);
+    return AN_ERR_NOMEM;
+  }
+  ps->n = n_views;
+  for (size_t vi = 0; vi < n_views; vi++) {
+    if (views[vi].trace && probe_create(&views[vi], rules, &ps->view[vi]) != AN_OK) {
+      an_opaque_probes_destroy(ps);
+      return AN_ERR_NOMEM;
+    }
+  }
+  *out = ps;
+  return AN_OK;
+}
+
+an_opaque_probe *an_opaque_probes_view(an_opaque_probes *ps, size_t vi) {
+  return ps && vi < ps->n ? ps->view[vi] : NULL;
+}
+
+void an_opaque_probes_destroy(an_opaque_probes *ps) {
+  if (!ps) return;
+  for (size_t vi = 0; vi < ps->n; vi++) probe_destroy(ps->view[vi]);
+  free(ps->view);
+  free(ps);
 }
 
 /* Adds each candidate launched under an opaque op to its row's opaque_steps_us. */
-static bool split_launches(view_work *w, const te_rules *rules) {
-  an_opaque_probe *p = NULL;
-  if (an_opaque_probe_create(w->v, rules, &p) != AN_OK) return false;
+static void split_launches(view_work *w, an_opaque_probe *p) {
   for (size_t i = 0; p && i < w->n; i++)
-    if (call_opaque(p, w->c[i].call)) w->c[i].row->opaque_steps_us += w->c[i].dur;
-  an_opaque_probe_destroy(p);
-  return true;
+    if (kernel_opaque(p, w->c[i].kernel, w->c[i].call)) w->c[i].row->opaque_steps_us += w->c[i].dur;
 }
 
 static bool split_view(view_work *w, const an_steps *steps, const te_rules *rules,
-                       an_tables *tables) {
+                       an_opaque_probe *probe, an_tables *tables) {
   bool ok = true;
   for (size_t b = 0; ok && b < w->v->n_stages; b++) {
     an_stage_tables *st = an_tables_stage(tables, w->v->stages[b].stage->id);
@@ -148,17 +196,20 @@ static bool split_view(view_work *w, const an_steps *steps, const te_rules *rule
          (chain_rows(st, rules, &rows) && collect_block(w, steps, &w->v->stages[b], st, &rows));
     ut_u64map_free(&rows);
   }
-  return ok && (!w->n || split_launches(w, rules));
+  if (ok) split_launches(w, probe);
+  return ok;
 }
 
 an_status an_opaque_steps(const an_trace_view *views, size_t n_views, const an_steps *steps,
-                          const an_kernel_map *kmap, const te_rules *rules, an_tables *tables) {
+                          const an_kernel_map *kmap, const te_rules *rules,
+                          an_opaque_probes *probes, an_tables *tables) {
   const te_matcher *opaque = te_rules_matcher(rules, "chain_exclude_op");
   bool ok = true;
   for (size_t vi = 0; ok && opaque && vi < n_views; vi++) {
     if (!views[vi].trace || !views[vi].ids) continue; /* no launch calls to follow */
     view_work w = {.v = &views[vi], .kmap = kmap, .vi = vi, .opaque = opaque};
-    ok = split_view(&w, steps ? &steps[vi] : NULL, rules, tables);
+    ok =
+        split_view(&w, steps ? &steps[vi] : NULL, rules, an_opaque_probes_view(probes, vi), tables);
     free(w.c);
   }
   return ok ? AN_OK : AN_ERR_NOMEM;

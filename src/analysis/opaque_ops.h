@@ -26,21 +26,28 @@
 
 /* Sets opaque_steps_us of every row of a chain category in `tables` from the formal views
  * (kmap: their kernel map, which named the rows; steps: parallel to the views, NULL when
- * every launch counts, as steps_us then does). A trace without launch calls or the packs
- * without the matcher leave them 0. AN_ERR_NOMEM when out of memory. */
+ * every launch counts, as steps_us then does; probes: an_opaque_probes_create's of them). A trace
+ * without launch calls or the packs without the matcher leave them 0. AN_ERR_NOMEM when out of
+ * memory. */
+typedef struct an_opaque_probes an_opaque_probes;
 an_status an_opaque_steps(const an_trace_view *views, size_t n_views, const an_steps *steps,
-                          const an_kernel_map *kmap, const te_rules *rules, an_tables *tables);
+                          const an_kernel_map *kmap, const te_rules *rules,
+                          an_opaque_probes *probes, an_tables *tables);
 
 /* The same test launch by launch (the chains as runs, analysis/chain_runs.h): a probe of
- * view v owns a memo of its op names. *out NULL (no error) when the packs have no matcher
- * or the trace no launch calls: then no launch is opaque. AN_ERR_NOMEM when out of memory.
- * The probe borrows v and the rules. */
+ * view v owns a memo of its op names and of its kernels' answers, so the split and the
+ * chain runs, which ask many of the same kernels, search the op nest once for each. NULL
+ * (no error) when the packs have no matcher or the trace no launch calls: then no launch
+ * is opaque. The probes borrow the views and the rules. */
 typedef struct an_opaque_probe an_opaque_probe;
-an_status an_opaque_probe_create(const an_trace_view *v, const te_rules *rules,
-                                 an_opaque_probe **out);
+/* One probe per view (*out owns them); AN_ERR_NOMEM when out of memory. */
+an_status an_opaque_probes_create(const an_trace_view *views, size_t n_views, const te_rules *rules,
+                                  an_opaque_probes **out);
+/* The probe of view vi, or NULL (none: no launch is opaque). */
+an_opaque_probe *an_opaque_probes_view(an_opaque_probes *ps, size_t vi);
+void an_opaque_probes_destroy(an_opaque_probes *ps);
 /* Whether kernel event `kernel` of the probe's view was launched under such an op (false
  * for a NULL probe or a kernel with no launch call). */
 bool an_opaque_probe_launch(an_opaque_probe *p, const tr_event *kernel);
-void an_opaque_probe_destroy(an_opaque_probe *p);
 
 #endif

@@ -911,10 +911,14 @@ static an_status build_tables(run_state *r) {
  * the eager-chain item leaves it out. */
 static an_status build_opaque(run_state *r) {
   const side *fm = &r->formal;
-  an_status rc = an_opaque_steps(fm->views, fm->n, r->steps, fm->kmap, r->rules, &r->tables);
+  an_opaque_probes *probes = NULL; /* one per view for both: a kernel is asked once */
+  an_status rc = an_opaque_probes_create(fm->views, fm->n, r->rules, &probes);
+  if (rc == AN_OK)
+    rc = an_opaque_steps(fm->views, fm->n, r->steps, fm->kmap, r->rules, probes, &r->tables);
   /* then the chains as runs: a row launched only under opaque ops is no link */
   if (rc == AN_OK)
-    rc = an_chain_runs_build(fm->views, fm->n, r->steps, fm->kmap, r->rules, &r->tables);
+    rc = an_chain_runs_build(fm->views, fm->n, r->steps, fm->kmap, r->rules, probes, &r->tables);
+  an_opaque_probes_destroy(probes);
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "out of memory");
 }
 
