@@ -1018,38 +1018,36 @@ static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e
   if ((x = ty_get(item, "workloads"))) parse_fusion_workloads(v, x, &e->pat);
 }
 
+/* since: {version, change}: the release that first has the fused path's switch. */
+static void parse_since(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
+  static const char *const keys[] = {"version", "change", NULL};
+  if (!te_expect_map(v, x, "since")) return;
+  te_check_keys(v, x, keys, "since");
+  const ty_node *y = ty_get(x, "version");
+  if (y)
+    p->since_version = te_get_nonempty_str(v, y, "since.version");
+  else
+    te_verr(v, x, "since needs a version");
+  if ((y = ty_get(x, "change"))) p->since_change = te_get_nonempty_str(v, y, "since.change");
+}
+
 static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS,
-                                     "name",
-                                     "framework",
-                                     "origin",
-                                     "candidate_paths",
-                                     "active",
-                                     "split_groups",
-                                     "model_include",
-                                     "model_exclude",
-                                     "tp",
-                                     "min_share_pct",
-                                     "likely_share_pct",
-                                     "priority",
-                                     "subsumes",
-                                     "rationale_hint",
-                                     "evidence",
-                                     "platform",
-                                     "enabled",
-                                     "dtype",
-                                     "min_arch",
-                                     "modes",
-                                     "max_tokens",
-                                     "max_message_mb",
-                                     "single_node",
-                                     "chain",
-                                     "merge",
-                                     "shape",
-                                     "workloads",
-                                     "framework_paths",
-                                     "platform_ports",
-                                     NULL};
+  static const char *const keys[] = {HEADER_KEYS,       "name",
+                                     "framework",       "origin",
+                                     "candidate_paths", "active",
+                                     "split_groups",    "model_include",
+                                     "model_exclude",   "tp",
+                                     "min_share_pct",   "likely_share_pct",
+                                     "priority",        "subsumes",
+                                     "rationale_hint",  "evidence",
+                                     "platform",        "enabled",
+                                     "dtype",           "min_arch",
+                                     "modes",           "max_tokens",
+                                     "max_message_mb",  "single_node",
+                                     "chain",           "merge",
+                                     "shape",           "workloads",
+                                     "framework_paths", "platform_ports",
+                                     "since",           NULL};
   (void)ctx;
   fusion_entry *e = TE_ENTRY_NEW(v, item, what, keys, fusion_entry);
   if (!e) return NULL;
@@ -1108,6 +1106,7 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
     }
   }
   if ((x = ty_get(item, "rationale_hint"))) p->rationale_hint = te_get_str(v, x, "rationale_hint");
+  if ((x = ty_get(item, "since"))) parse_since(v, x, p);
   return &e->hdr;
 }
 

@@ -698,7 +698,11 @@ typedef struct an_fuse_row {
    * its own paths and those of a pattern gated on it), NULL when none is stated; owned */
   const char **candidate_repos;
   const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
-  an_platform port_platform;  /* origin AN_FUSION_PORT: the platform the path lacks */
+  /* The pattern's since (review 18 defect 10): the framework (its label, from the rules),
+   * the release that first has the path's switch and the change that added it; NULL:
+   * not stated. Borrowed. */
+  const char *since_framework, *since_version, *since_change;
+  an_platform port_platform; /* origin AN_FUSION_PORT: the platform the path lacks */
   /* Review 17 defect 4: the piece the chain's riders feed (the per-head norm that reads the
    * Q/K copy; a kernel name of related) and its lever (the pattern's chain.rider_lever),
    * when the chain took riders along; NULL otherwise. A tuning item of that kernel names
@@ -1740,6 +1744,9 @@ typedef struct an_summary_item {
   size_t fold_row;
   double fold_us;
   const char *fold_dims;
+  /* Fusion items: their row's since (an_fuse_row.since_*; review 18 defect 10), the
+   * release the path's switch needs; NULL: not stated. */
+  const char *since_framework, *since_version, *since_change;
   /* The run executed torch.compile'd code (an_provenance.compiled): the texts that would
    * propose torch.compile (launch-bound, the eager chains) propose what is left instead. */
   bool compiled_run;

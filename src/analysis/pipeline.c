@@ -893,6 +893,7 @@ static an_status build_tables(run_state *r) {
       .kernel_table_limit = r->opt->kernel_table_limit,
       .framework_id = fm->fw->id,
       .framework_repository = fm->fw->repository,
+      .framework_label = fm->fw->label,
       .model_path = c->model.value,
       .tp_size = c->tp_size.value,
       .platform = c->platform.value,

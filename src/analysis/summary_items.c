@@ -1299,6 +1299,9 @@ void sm_fusion_items(sm_ctx *c) {
                r->saving_us * scale, AN_BASIS_SAVING, r->related_us * scale);
     if (!it) continue;
     it->what = r->pattern_name;
+    it->since_framework = r->since_framework;
+    it->since_version = r->since_version;
+    it->since_change = r->since_change;
     if (r->origin == AN_FUSION_PORT) it->port_platform = r->port_platform;
     it->n_roles = r->n_roles;
     it->roles = r->roles;

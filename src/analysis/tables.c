@@ -720,6 +720,11 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
                                                                   : AN_CONFIDENCE_CANDIDATE;
   if (!fill_candidates(r, p, opt)) return false;
   r->rationale_hint = p->rationale_hint;
+  if (p->since_version) { /* review 18 defect 10: the release the path's switch needs */
+    r->since_framework = opt->framework_label;
+    r->since_version = p->since_version;
+    r->since_change = p->since_change;
+  }
   if (!fill_roles(r, p, m)) return false;
   fill_fed(r, p, m, st);
   r->n_related = m->n_rows;

@@ -61,6 +61,7 @@ typedef struct an_tables_options {
   long kernel_table_limit;          /* 0 = all */
   const char *framework_id;         /* resolved framework of the formal traces */
   const char *framework_repository; /* its repository ("owner/name"), NULL when not stated */
+  const char *framework_label;      /* its label ("vLLM"): a pattern's since names it */
   const char *model_path;           /* run context model, NULL when unknown */
   long tp_size;                     /* run context TP size, 1 when unknown */
   an_platform platform;             /* run context platform, AN_PLATFORM_UNKNOWN when unknown */

@@ -160,6 +160,15 @@ static cJSON *repo_array(const an_fuse_row *r) {
   return a;
 }
 
+/* "since" (only when the pattern states it; review 18 defect 10): the framework release
+ * that first has the fused path's switch, and the change that added it. */
+static bool fuse_since_json(cJSON *o, const an_fuse_row *r) {
+  cJSON *x = cJSON_AddObjectToObject(o, "since");
+  return x && add_str_or_null(x, "framework", r->since_framework) &&
+         cJSON_AddStringToObject(x, "version", r->since_version) &&
+         add_str_or_null(x, "change", r->since_change);
+}
+
 static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -193,7 +202,8 @@ static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
          cJSON_AddBoolToObject(o, "shown", r->shown) &&
          add_owned(o, "evidence", rp_fuse_evidence_cell(r)) &&
          add_owned(o, "current_locations", rp_fuse_locations_cell(r)) &&
-         add_owned(o, "rationale", rp_fuse_rationale(r)) && fuse_state_json(o, r);
+         add_owned(o, "rationale", rp_fuse_rationale(r)) && fuse_state_json(o, r) &&
+         (!r->since_version || fuse_since_json(o, r));
 }
 
 static bool category_json(cJSON *cs, const an_category_time *c) {

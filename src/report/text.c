@@ -260,6 +260,17 @@ static void merge_sentence(ut_buf *t, const an_fuse_row *r) {
     ut_buf_addf(t, "%.0f TFLOP/s. ", hi);
 }
 
+void rp_since_text(const char *framework, const char *version, const char *change, char *b,
+                   size_t cap) {
+  if (!version) {
+    if (cap) *b = '\0';
+    return;
+  }
+  snprintf(b, cap, "needs %s >= %s%s%s%s, a version the trace does not state",
+           framework ? framework : "the framework", version, change ? " (" : "",
+           change ? change : "", change ? ")" : "");
+}
+
 char *rp_fuse_rationale(const an_fuse_row *r) {
   ut_buf t = {0};
   if (r->merge)
@@ -289,6 +300,11 @@ char *rp_fuse_rationale(const an_fuse_row *r) {
         r->piece_last_dim, r->piece_format ? ", " : "", r->piece_format ? r->piece_format : "");
   if (r->merge) merge_sentence(&t, r);
   ut_buf_add(&t, r->rationale_hint ? r->rationale_hint : "");
+  if (r->since_version) { /* review 18 defect 10: the switch's release, never guessed */
+    char v[256];
+    rp_since_text(r->since_framework, r->since_version, r->since_change, v, sizeof v);
+    ut_buf_addf(&t, " It %s.", v);
+  }
   char *s = text_done(&t);
   /* a missing hint must not leave a trailing space */
   for (size_t n = s ? strlen(s) : 0; n && s[n - 1] == ' '; n--) s[n - 1] = '\0';

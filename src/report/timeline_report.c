@@ -2065,6 +2065,11 @@ static void pool_basis(const an_summary_item *it, an_workload w, char *b, size_t
       len += (size_t)snprintf(b + len, cap - len, " at %.120s", m->location);
     if (len < cap)
       len += (size_t)snprintf(b + len, cap - len, " at most %s ms/step (%.1f%%)", t, m->share_pct);
+    if (m->since_version && len < cap) { /* review 18 defect 10 */
+      char v[256];
+      rp_since_text(m->since_framework, m->since_version, m->since_change, v, sizeof v);
+      len += (size_t)snprintf(b + len, cap - len, ", %s", v);
+    }
     bool again = false; /* a lever an earlier member gave: named once */
     for (size_t j = 0; j < k && m->lever; j++) again = again || it->pool[j].lever == m->lever;
     if (m->lever && len < cap)
@@ -2075,6 +2080,16 @@ static void pool_basis(const an_summary_item *it, an_workload w, char *b, size_t
       len += (size_t)snprintf(b + len, cap - len, " (basis: %s)", mb);
     }
   }
+}
+
+/* A fusion item whose path's switch needs a framework release the trace does not state
+ * says which (review 18 defect 10: vLLM pass_config keys named "Confirmed" with no version). */
+static void since_clause(const an_summary_item *it, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (!it->since_version || len >= cap) return;
+  char v[256];
+  rp_since_text(it->since_framework, it->since_version, it->since_change, v, sizeof v);
+  snprintf(b + len, cap - len, "; %s", v);
 }
 
 /* A merge item whose sibling runs sit in several functions names them, the largest saving
@@ -2162,6 +2177,7 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
     case AN_BASIS_SAVING:
       snprintf(b, cap, "the pattern's estimated saving, of %s ms/step in its kernels", x);
       merge_frames(it, b, cap);
+      since_clause(it, b, cap);
       return;
     case AN_BASIS_CHAIN:
       chain_basis(it, x, b, cap);

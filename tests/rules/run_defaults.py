@@ -18,9 +18,30 @@ def run(args):
         "utf-8", "replace")
 
 
+def since_missing():
+    """Review 18 defect 10: a fusion pattern whose rationale names a framework config key
+    (pass_config.KEY) states the release that first has it (since: {version, change}), so
+    its row says which release it needs; the ids of those that do not."""
+    rules = os.environ.get("TRIAGE_RULES_DIR", "rules")
+    out = []
+    for name in sorted(os.listdir(rules)):
+        if not re.match(r"6\d-fusion-.*\.yaml$", name):
+            continue
+        with open(os.path.join(rules, name), encoding="utf-8") as f:
+            blocks = re.split(r"^  - id: ", f.read(), flags=re.M)[1:]
+        for b in blocks:
+            hint = re.search(r"^    rationale_hint: (.*)$", b, re.M)
+            since = re.search(r'^    since: \{version: "[^"]+"', b, re.M)
+            if hint and "pass_config." in hint.group(1) and not since:
+                out.append(b.split("\n", 1)[0])
+    return out
+
+
 def main():
     triage, user_pack = sys.argv[1], sys.argv[2]
     failures = []
+    for pid in since_missing():
+        failures.append(f"fusion pattern {pid} names a pass_config key and no since version")
     rc, out, err = run([triage, "rules", "check"])
     if rc != 0 or not re.search(r"^\d+ packs OK$", out, re.M):
         failures.append(f"rules check: exit {rc}, stdout {out!r}, stderr {err!r}")

@@ -434,6 +434,11 @@ typedef struct te_fusion_pattern {
   size_t n_subsumes;
   const struct te_fusion_pattern *const *subsumes; /* resolved at finalize */
   const char *rationale_hint;
+  /* since: the framework release that first has the fused path's switch (a config key or
+   * flag the rationale names) and the change that added it, verified in the framework's
+   * source (review 18 defect 10); NULL: not stated. A trace states no framework version,
+   * so the row says the path needs that release. */
+  const char *since_version, *since_change;
   te_origin origin_pos;
   /* dtype gate: 0, or the number formats ("fp8", "fp4") the pattern is about; one of its
    * evidence kernels must be of one of them, as the named matcher dtype_<value> decides
