@@ -1533,9 +1533,11 @@ typedef enum an_action {
                                      conversions */
   AN_ACTION_MERGE_GEMMS = 17,     /* sibling GEMMs that read one input: one wider GEMM (the
                                      fusion row of a merge pattern, fuse_merge.c) */
-  AN_ACTION_FOLD_GEMM = 18        /* a kernel whose lever folds it into the GEMM before it, a
+  AN_ACTION_FOLD_GEMM = 18,       /* a kernel whose lever folds it into the GEMM before it, a
                                      GEMM of another library (roofline.levers_folding): its
                                      whole time, less any slowdown of that GEMM */
+  AN_ACTION_RAISE_BATCH = 19      /* a decode step at a small batch whose weight GEMMs are all
+                                     memory-bound: a larger running batch (if latency allows) */
 } an_action;
 
 /* Which part of a time-account row an item's figures take: an idle cause's gaps of at
@@ -1573,9 +1575,12 @@ typedef enum an_bound_basis {
                               wins at most at their present efficiency: half the time of a
                               memory-bound row (half the bytes), 1 - 16-bit / FP8 peak of a
                               compute-bound one's */
-  AN_BASIS_BLOCKED = 11    /* the host's time in a blocking read back (basis): the GPU idle
+  AN_BASIS_BLOCKED = 11,   /* the host's time in a blocking read back (basis): the GPU idle
                               inside it with nothing on any stream (bound), what issuing the
                               next work instead of waiting could win (an_host_block) */
+  AN_BASIS_BATCH = 12      /* a decode step's memory-bound weight GEMMs (review 18 defect
+                              9): their time is about flat in the batch up to the compute
+                              roof, so a larger batch shares it among more tokens */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
@@ -1744,6 +1749,12 @@ typedef struct an_summary_item {
   size_t fold_row;
   double fold_us;
   const char *fold_dims;
+  /* Batch items (AN_ACTION_RAISE_BATCH; review 18 defect 9): the tokens of a step (the
+   * model plan's, from the logits op's rows), the factor the bound raises the batch by
+   * (summary.batch_step, at most the ridge) and the ridge: how many times the batch the
+   * GEMMs' FLOP term reaches their byte term (their time stays about flat until then). */
+  size_t batch_tokens;
+  double batch_factor, batch_ridge;
   /* Fusion items: their row's since (an_fuse_row.since_*; review 18 defect 10), the
    * release the path's switch needs; NULL: not stated. */
   const char *since_framework, *since_version, *since_change;

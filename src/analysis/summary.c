@@ -29,9 +29,9 @@ static const char *const ACTION_IDS[] = {
     "fusion",       "port",         "eliminate",        "sync",
     "stall",        "launch_bound", "rank_skew",        "chain",
     "fewer_bytes",  "dependency",   "investigate",      "slow_collective",
-    "kernel_lever", "merge",        "fold_gemm"};
+    "kernel_lever", "merge",        "fold_gemm",        "batch"};
 #define N_ACTIONS (sizeof ACTION_IDS / sizeof *ACTION_IDS)
-_Static_assert(N_ACTIONS == AN_ACTION_FOLD_GEMM + 1, "an id per action");
+_Static_assert(N_ACTIONS == AN_ACTION_RAISE_BATCH + 1, "an id per action");
 
 const char *an_summary_action_id(an_action a) {
   return (size_t)a < N_ACTIONS ? ACTION_IDS[a] : "?";
@@ -232,6 +232,7 @@ static void stage_items(sm_ctx *c) {
   sm_wait_items(c);
   sm_roofline_items(c);
   sm_precision_item(c);
+  sm_batch_item(c);
   sm_chain_item(c);
   sm_kernel_lever_items(c);
   sm_fusion_items(c);

@@ -117,6 +117,9 @@ void sm_roofline_items(sm_ctx *c);
 /* After sm_roofline_items: the FP8 lever, as the alternative of the tuning items naming its
  * rows and one precision item of the others (summary_roofline.c). */
 void sm_precision_item(sm_ctx *c);
+/* The batch lever of a decode stage whose weight GEMMs are all memory-bound (review 18
+ * defect 9; summary.batch_*). */
+void sm_batch_item(sm_ctx *c);
 void sm_investigate_items(sm_ctx *c);
 
 /* Pools the ranked items v[0..n) of one stage and one root cause, each small

@@ -572,3 +572,52 @@ void sm_precision_item(sm_ctx *c) {
   }
   free(sel);
 }
+
+/* ---------------------------------------------------------------- batch */
+
+/* Review 18 defect 9: a serving decode step whose weight GEMMs (summary.batch_families) are
+ * all memory-bound reads each weight once per step for its few tokens. Their time is about
+ * flat in the batch until their FLOP term reaches their byte term (the ridge, the least
+ * over the rows of bytes' time / FLOPs' time at the device's peaks): a batch factor k
+ * (summary.batch_step, at most the ridge) serves k times the tokens in about the same GEMM
+ * time, so per step's tokens it wins at most their time x (1 - 1 / k). Needs the batch from
+ * the trace (the model plan's tokens a step: decode stages) and those GEMMs at
+ * summary.batch_min_pct of the step; none on a stage with a compute-bound one. */
+void sm_batch_item(sm_ctx *c) {
+  const an_stage_report *st = c->g.st;
+  size_t tokens = st->roofline_counts.model_tokens, n = 0, top = SIZE_MAX;
+  if (c->workload != AN_WORKLOAD_SERVING || !tokens || c->g.step_us <= 0) return;
+  double t = 0, ridge = 0, lo = 0, hi = 0;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_kernel_row *r = &st->kernels[i];
+    const an_roofline *f = an_row_roofline(st, r);
+    if (!f || !f->family || !te_string_list_has(&c->s->summary_batch_families, f->family)) continue;
+    if (f->limiter != AN_LIMIT_MEMORY || f->comp_term_us <= 0) return; /* one at the roof */
+    double x = f->mem_term_us / f->comp_term_us;
+    ridge = n ? (x < ridge ? x : ridge) : x;
+    lo = n ? (f->achieved_pct < lo ? f->achieved_pct : lo) : f->achieved_pct;
+    hi = n ? (f->achieved_pct > hi ? f->achieved_pct : hi) : f->achieved_pct;
+    t += sm_row_per_step(c, r);
+    if (n++ == 0) top = i; /* rows are time-descending */
+  }
+  double k = c->s->summary_batch_step < ridge ? c->s->summary_batch_step : ridge;
+  if (!n || k <= 1 || t / c->g.step_us * 100.0 < c->s->summary_batch_min_pct) return;
+  const an_kernel_row *tr = &st->kernels[top];
+  const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
+  an_summary_item *it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_RAISE_BATCH, top, loc,
+                               t * (1.0 - 1.0 / k), AN_BASIS_BATCH, t);
+  if (!it) return;
+  it->count = n;
+  it->basis_pct = hi;
+  it->basis_pct_lo = lo;
+  it->batch_tokens = tokens;
+  it->batch_factor = k;
+  it->batch_ridge = ridge;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_roofline *f = an_row_roofline(st, &st->kernels[i]);
+    if (!f || !f->family || !te_string_list_has(&c->s->summary_batch_families, f->family)) continue;
+    /* linked, not its kernels: the tuning and FP8 items of those GEMMs are levers of their
+     * own (a larger batch leaves their headroom), so no merge takes them into this one */
+    if (i != top) sm_item_more(it, "kernel", st->id, i);
+  }
+}

@@ -135,7 +135,8 @@ int64_t rp_collective_transfer_ns(const an_collective_time *c) {
 const char *rp_bound_basis(an_bound_basis b) {
   static const char *const w[] = {"idle",    "wait",    "roofline",   "saving",
                                   "chain",   "exposed", "round_trip", "unbounded",
-                                  "removed", "folded",  "precision",  "blocked"};
+                                  "removed", "folded",  "precision",  "blocked",
+                                  "batch"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -2153,6 +2154,25 @@ static void readback_basis(const an_summary_item *it, const char *x, char *b, si
              "may be their work, so the bound is an upper one");
 }
 
+/* A batch item's basis (review 18 defect 9): the batch, the GEMMs' time and per-token time,
+ * the model that bounds it (memory-bound GEMM time about flat in the batch until the ridge)
+ * and its evidence. */
+static void batch_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  double per_token = it->batch_tokens ? it->basis_us / (double)it->batch_tokens : 0;
+  snprintf(b, cap,
+           "%zu weight GEMM kernels take %s ms/step for the step's %zu tokens (%.1f us a "
+           "token; the batch from the logits op's rows), all memory-bound at %.0f-%.0f%% of "
+           "their roofline: each step reads the weights once for all its tokens, so their "
+           "time stays about flat in the batch until their FLOPs reach their bytes' time, at "
+           "%.1fx this batch; %.2gx the batch serves %.2gx the tokens in about the same GEMM "
+           "time, at most %.0f%% of it per step's tokens (%.1f us a token); the attention and "
+           "KV-cache reads still grow with the batch, and each step's latency with them",
+           it->count, x, it->batch_tokens, per_token, it->basis_pct_lo, it->basis_pct,
+           it->batch_ridge, it->batch_factor, it->batch_factor,
+           (1.0 - 1.0 / it->batch_factor) * 100.0,
+           it->batch_factor > 0 ? per_token / it->batch_factor : 0);
+}
+
 void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
@@ -2173,6 +2193,9 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
       return;
     case AN_BASIS_ROOFLINE:
       roofline_basis(it, x, b, cap);
+      return;
+    case AN_BASIS_BATCH:
+      batch_basis(it, x, b, cap);
       return;
     case AN_BASIS_SAVING:
       snprintf(b, cap, "the pattern's estimated saving, of %s ms/step in its kernels", x);

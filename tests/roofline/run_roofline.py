@@ -1341,6 +1341,41 @@ def check_fold(rep, it, platform, name, source, failures):
             failures.append("%s: the fold's basis states no cost of a slower GEMM" % name)
 
 
+def check_batch(rep, name, source, failures):
+    """Review 18 defect 9: the batch lever is an item exactly on a serving decode stage whose
+    batch the trace gives (the model plan's tokens) and whose weight GEMMs (summary.
+    batch_families) are all memory-bound and take summary.batch_min_pct of the step; its
+    bound is their time x (1 - 1 / k), k = summary.batch_step at most their ridge (the least
+    byte-term / FLOP-term ratio)."""
+    fams = setting_list(source, "80-report.yaml", "batch_families")
+    step_k = setting_number(source, "80-report.yaml", "batch_step")
+    min_pct = setting_number(source, "80-report.yaml", "batch_min_pct")
+    for st in rep["stages"]:
+        items = [it for it in rep["summary"]
+                 if it["action_id"] == "batch" and it["stage"] == st["stage"]]
+        rows = [k for k in st["kernels"] if (k.get("roofline") or {}).get("family") in fams]
+        tokens = (st.get("roofline_counts") or {}).get("model_tokens", 0)
+        mem = rows and all(k["roofline"]["limiter"] == "memory" for k in rows)
+        t = sum(k["per_step_us"] for k in rows)
+        ridge = min((k["roofline"]["terms_ratio"] for k in rows), default=0)
+        k = min(step_k, ridge)
+        step = items[0]["step_us"] if items else None
+        want = (rep["context"].get("workload") in (None, "serving") and tokens and mem
+                and k > 1)
+        if items and not want:
+            failures.append("%s %s: a batch item where its conditions fail" % (
+                name, st["stage"]))
+        if not items:
+            continue
+        it = items[0]
+        if t / step * 100.0 < min_pct or not near(it["bound_us_per_step"], t * (1 - 1 / k)):
+            failures.append("%s %s: batch bound %.1f, model %.1f (GEMMs %.1f us, k %.2f)" % (
+                name, st["stage"], it["bound_us_per_step"], t * (1 - 1 / k), t, k))
+        if "%d tokens" % tokens not in it["basis_text"]:
+            failures.append("%s: the batch item does not give the batch" % name)
+    return sum(1 for it in rep["summary"] if it["action_id"] == "batch")
+
+
 def check_levers(args, failures):
     """Review 13 defects 2 and 3: every roofline tuning item names its family's lever on the
     platform or says none is known; a kernel already on a library the lever proposes is told
@@ -1351,12 +1386,14 @@ def check_levers(args, failures):
     if not any("45_dual_gemm" in t and "no cuBLASLt epilogue" in t for t in cuda_gated):
         failures.append("elementwise/cuda/gated_act: %r" % cuda_gated)
     real = os.path.join(args.shared, "traces/real")
+    batches = 0
     for name in ("tracelens_torch_compile_mi300x.json.gz",
                  "vllm_gptoss_decode_fullgraph_amd.json.gz",
                  "vllm_gptoss_prefilldecode_piecewise_amd.json.gz",
                  "sglang_qwen3_8b_prefilldecode_mi300x.json.gz",
                  "sglang_qwen3_8b_decode_mi300x.json.gz", "hf_qwen1.5_0.5b_chat_h100.json.gz"):
         rep = run_json(args.triage, os.path.join(real, name))
+        batches += check_batch(rep, name, args.source, failures)
         platform = (rep["context"].get("platform") or {}).get("value") or "any"
         for it in rep["summary"]:
             if it["basis"] == "roofline" and it["action_id"] == "fold_gemm":
@@ -1404,6 +1441,8 @@ def check_levers(args, failures):
                     "were " in t and ("a rate no comparable kernel shows" not in t
                                       or (it["count"] > 1 and "taken only to" not in t))):
                 failures.append("%s: two bounds that read as one: %r" % (name, t[:300]))
+    if not batches:  # the decode traces at bs 32 (SGLang Qwen3-8B, vLLM gpt-oss) have one
+        failures.append("no real trace has a batch item: the lever is never exercised")
 
 
 def real_traces(args):

@@ -60,7 +60,7 @@ typedef struct te_list_map {
 #define TE_SUMMARY_ACTION_IDS                                                               \
   "tune|overlap|fusion_neighbour|check_deps|fusion|port|eliminate|sync|stall|launch_bound|" \
   "rank_skew|chain|fewer_bytes|dependency|investigate|slow_collective|kernel_lever|merge|"  \
-  "fold_gemm"
+  "fold_gemm|batch"
 
 /* X(member, "dotted.key", TYPE, min, max, absent, choices, "meaning")
  * min/max: range of NUMBER, INT and NUMBER_MAP values; absent: NUMBER_MAP only;
@@ -462,6 +462,13 @@ typedef struct te_list_map {
     "serving run")                                                                                 \
   X(summary_precision_dtypes, "summary.precision_dtypes", LIST, 0, 0, 0, NULL,                     \
     "roofline formats of those rows that a lower precision halves (bf16, fp16)")                   \
+  X(summary_batch_families, "summary.batch_families", LIST, 0, 0, 0, NULL,                         \
+    "op families of weight GEMMs whose bytes a step reads once for all its tokens (the batch "     \
+    "lever: a decode step whose rows of these families are all memory-bound)")                     \
+  X(summary_batch_min_pct, "summary.batch_min_pct", NUMBER, 0, 100, 0, NULL,                       \
+    "the batch lever needs its memory-bound weight GEMMs to take this share of the step")          \
+  X(summary_batch_step, "summary.batch_step", NUMBER, 1, 1e6, 0, NULL,                             \
+    "the factor the batch lever's bound raises the batch by (at most the GEMMs' ridge)")           \
   X(summary_precision_min_pct, "summary.precision_min_pct", NUMBER, 0, 100, 0, NULL,               \
     "the precision item needs its rows to take this share of the step")                            \
   X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
