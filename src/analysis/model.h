@@ -1739,6 +1739,16 @@ typedef struct an_summary_item {
    * attainable rate" read as one bound with two numbers). */
   size_t ceiling_count;
   double ceiling_from, ceiling_to;
+  /* Roofline tuning items: one shape of their kernels running under
+   * roofline.outlier_below_pct of the rate its sibling shapes reach (review 18 defect 4:
+   * SGLang prefill's gate_up GEMM at 457 TFLOP/s beside down, QKV and o_proj at 543-629):
+   * the shape, its kernel row, its rate, its siblings' rate (their work over their time) and
+   * range, and what tuning that one shape to their rate wins per step (outlier_top_us: to the
+   * fastest sibling's). outlier NULL: none. */
+  const an_roofline_shape *outlier;
+  size_t outlier_row;
+  double outlier_rate, outlier_sib_rate, outlier_sib_lo, outlier_sib_hi;
+  double outlier_us, outlier_top_us;
   /* Roofline tuning items: the time per step of their kernels that an acting GEMM merge
    * item holds (its siblings' launches), left out of basis_us: the merge's bound counts it,
    * with the merged GEMM at the best rate of its format (summary_roofline.c). */

@@ -333,6 +333,64 @@ static void ceiling_member(an_summary_item *it, const an_roofline *f) {
   if (f->device_rate > it->ceiling_to) it->ceiling_to = f->device_rate;
 }
 
+#define US_PER_S 1e6
+
+/* A shape's rate in its row's limiter unit (TFLOP/s compute-bound, TB/s memory-bound). */
+static double shape_rate(const an_roofline *f, const an_roofline_shape *sh) {
+  double work = f->limiter == AN_LIMIT_COMPUTE ? sh->flops : sh->bytes;
+  return sh->time_us > 0 ? work * (double)sh->launches / (sh->time_us * US_PER_S) : 0;
+}
+
+/* Whether a shape is evidence of a rate (roofline.comparable_min_us, _min_launches). */
+static bool shape_counts(const sm_ctx *c, const an_roofline_shape *sh) {
+  return sh->time_us >= c->s->roofline_comparable_min_us &&
+         sh->launches >= (size_t)c->s->roofline_comparable_min_launches;
+}
+
+/* Whether v[j] is in the item of v[i] (group_item marked it done; an earlier item of
+ * another group may have marked it too). */
+static bool member(const sm_ctx *c, const rl_cand *v, size_t i, size_t j) {
+  return v[j].done && v[j].acts && v[j].f && same_group(c, &v[i], &v[j]);
+}
+
+/* The item's slowest shape, when it runs under roofline.outlier_below_pct of the rate its
+ * sibling shapes (the item's other shapes) reach together: named, with what tuning that
+ * one shape to their rate wins per step (review 18 defect 4). */
+static void outlier_shape(const sm_ctx *c, const rl_cand *v, size_t n, size_t i,
+                          an_summary_item *it) {
+  const rl_cand *slow = NULL;
+  const an_roofline_shape *low = NULL;
+  for (size_t j = i; j < n; j++) /* the slowest counted shape of the item's members */
+    for (size_t k = 0; member(c, v, i, j) && k < v[j].f->n_shapes; k++) {
+      const an_roofline_shape *sh = &v[j].f->shapes[k];
+      if (shape_counts(c, sh) && (!low || shape_rate(v[j].f, sh) < shape_rate(slow->f, low)))
+        slow = &v[j], low = sh;
+    }
+  if (!low) return;
+  double work = 0, time = 0, lo = 0, hi = 0;
+  for (size_t j = i; j < n; j++)
+    for (size_t k = 0; member(c, v, i, j) && k < v[j].f->n_shapes; k++) {
+      const an_roofline_shape *sh = &v[j].f->shapes[k];
+      if (sh == low || !shape_counts(c, sh)) continue;
+      double rate = shape_rate(v[j].f, sh);
+      work += rate * sh->time_us;
+      time += sh->time_us;
+      lo = lo > 0 && lo < rate ? lo : rate;
+      hi = hi > rate ? hi : rate;
+    }
+  double sib = time > 0 ? work / time : 0, rate = shape_rate(slow->f, low);
+  if (sib <= 0 || rate >= sib * c->s->roofline_outlier_below_pct / 100.0) return;
+  double per_step = slow->f->time_us > 0 ? slow->t / slow->f->time_us : 0;
+  it->outlier = low;
+  it->outlier_row = slow->row;
+  it->outlier_rate = rate;
+  it->outlier_sib_rate = sib;
+  it->outlier_sib_lo = lo;
+  it->outlier_sib_hi = hi;
+  it->outlier_us = low->time_us * (1 - rate / sib) * per_step;
+  it->outlier_top_us = low->time_us * (1 - rate / hi) * per_step;
+}
+
 /* The item of the group whose largest kernel is v[i]'s row (rows are time-descending). */
 static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   double win = 0, win_dev = 0, t = 0, merged = 0, lo = v[i].f->achieved_pct, hi = lo;
@@ -379,6 +437,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
     }
   }
   if (v[i].action == AN_ACTION_TUNE_KERNEL && win_dev > win) it->ceiling_us = win_dev;
+  if (v[i].action == AN_ACTION_TUNE_KERNEL) outlier_shape(c, v, n, i, it);
   if (members > 1) {
     it->what = v[i].f->family;
     it->count = members;

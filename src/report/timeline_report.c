@@ -1455,14 +1455,33 @@ static void taken_text(const an_summary_item *it, char *b, size_t cap) {
 
 static void other_term(const an_roofline *f, char *b, size_t cap);
 
+/* The one shape of a tuning item's kernels that runs well below its siblings' rate, and
+ * what tuning it to theirs wins ("" none; review 18 defect 4). */
+static void outlier_text(const an_summary_item *it, char *b, size_t cap) {
+  *b = 0;
+  if (!it->outlier || !it->roofline) return;
+  const char *unit = it->roofline->limiter == AN_LIMIT_COMPUTE ? "TFLOP/s" : "TB/s";
+  char won[32], top[32];
+  rp_fmt_ms(won, sizeof won, it->outlier_us);
+  rp_fmt_ms(top, sizeof top, it->outlier_top_us);
+  snprintf(b, cap,
+           "; the outlier is one shape, K%zu's `%s` %s (%zu launches), at %.0f %s where the "
+           "other shapes run at %.0f-%.0f (%.0f over their time): tuning that shape alone to "
+           "their rate wins at most %s ms/step of this bound (%s at the fastest's rate)",
+           it->outlier_row + 1, it->outlier->op, it->outlier->dims, it->outlier->launches,
+           it->outlier_rate, unit, it->outlier_sib_lo, it->outlier_sib_hi, it->outlier_sib_rate,
+           won, top);
+}
+
 /* A roofline item of several kernels of one family: their range against their bounds,
  * the attainable rate of the largest (its two terms when it is balanced: both bound it),
  * and the share of their time the action wins. */
 static void roofline_group_basis(const an_summary_item *it, const char *att, const char *x, char *b,
                                  size_t cap) {
   double won = it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0;
-  char fl[160], ceil[192], taken[160], held[128], both[320] = "";
+  char fl[160], ceil[192], taken[160], held[128], both[320] = "", odd[512];
   merged_text(it, "; ", "their", "", held, sizeof held);
+  outlier_text(it, odd, sizeof odd);
   if (it->roofline && it->roofline->balanced) other_term(it->roofline, both, sizeof both);
   floor_text(it, fl, sizeof fl);
   ceiling_text(it, ceil, sizeof ceil);
@@ -1478,9 +1497,9 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
     snprintf(b, cap,
              "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest%s against %s: each "
              "reaching its attainable rate wins at most %.0f%% of their %s ms/step (the sum of "
-             "their headrooms%s%s%s)%s",
+             "their headrooms%s%s%s)%s%s",
              it->count, fam, it->basis_pct_lo, it->basis_pct, both, att, won, x, held, fl, taken,
-             ceil);
+             ceil, odd);
 }
 
 /* A roofline item's basis: where the kernel runs against its bound, the attainable rate
@@ -1603,16 +1622,17 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "ms/step at most",
              it->basis_pct, x);
   else if (f) {
-    char fl[160], other[320] = "", ceil[192], held[128];
+    char fl[160], other[320] = "", ceil[192], held[128], odd[512];
     floor_text(it, fl, sizeof fl);
     other_term(f, other, sizeof other);
     ceiling_text(it, ceil, sizeof ceil);
     merged_text(it, " (", "its", ")", held, sizeof held);
+    outlier_text(it, odd, sizeof odd);
     snprintf(b, cap,
              "at %.0f%% of its roofline%s, %.0f%% of %s: reaching that rate wins at most %.0f%% "
-             "of its %s ms/step%s%s%s",
+             "of its %s ms/step%s%s%s%s",
              it->basis_pct, other, f->of_attainable_pct, att,
-             it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, held, fl, ceil);
+             it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, held, fl, ceil, odd);
     roofline_lever(it, b, cap);
   } else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,

@@ -1574,6 +1574,71 @@ def evidence(args):
     return 1 if failures else 0
 
 
+def outlier(args):
+    """A tuning item whose slowest shape (CPU op and Input Dims, with comparable_min_us of
+    time over comparable_min_launches launches) runs under roofline.outlier_below_pct of the
+    rate its item's other shapes reach together names it, with tuning it alone to that rate
+    as its own bound; no other item names one (review 18 defect 4: SGLang prefill's gate_up
+    GEMM at 457 TFLOP/s beside down, QKV and o_proj at 543-629)."""
+    traces = real_traces(args)
+    if traces is None:
+        return 77
+    pct = setting_number(args.source, "75-roofline.yaml", "outlier_below_pct")
+    min_us = setting_number(args.source, "75-roofline.yaml", "comparable_min_us")
+    min_n = setting_number(args.source, "75-roofline.yaml", "comparable_min_launches")
+    failures, named = [], 0
+    for name, path in traces:
+        rep = run_json(args.triage, path)
+        rows = {k["name"]: (st, i, k) for st in rep["stages"] for i, k in enumerate(st["kernels"])}
+        for it in rep["summary"]:
+            if it["basis"] != "roofline" or it["action_id"] != "tune":
+                continue
+            shapes = []
+            for kn in it["kernels"]:
+                st, i, k = rows[kn]
+                f = k["roofline"]
+                if not f:
+                    continue
+                work = "flops" if f["limiter"] == "compute" else "bytes"
+                for sh in f["shapes"]:
+                    if sh["time_us"] >= min_us and sh["launches"] >= min_n:
+                        rate = sh[work] * sh["launches"] / (sh["time_us"] * 1e6)
+                        shapes.append((rate, sh, i, k, f))
+            want = None
+            if len(shapes) > 1:
+                low = min(shapes, key=lambda x: x[0])
+                rest = [x for x in shapes if x is not low]
+                sib = sum(x[0] * x[1]["time_us"] for x in rest) / sum(x[1]["time_us"] for x in rest)
+                if low[0] < sib * pct / 100:
+                    want = (low, sib)
+            text = it["basis_text"]
+            if not want:
+                if "the outlier is one shape" in text:
+                    failures.append("%s: %r names an outlier, none under %g%%" % (
+                        name, it["action"][:40], pct))
+                continue
+            (rate, sh, i, k, f), sib = want
+            named += 1
+            # per step: the row's in-step time with shapes over its steps, per us of its
+            # time with shapes (a merge item's share aside)
+            steps = max(it["steps"], 1)
+            in_steps = f["steps_time_us"] if k["steps_us"] > 0 else f["time_us"]
+            won = sh["time_us"] * (1 - rate / sib) * in_steps / steps / f["time_us"]
+            m = re.search(r"the outlier is one shape, K(\d+)'s `([^`]*)` (\[.*?\]\]) .*?"
+                          r"wins at most ([0-9.]+) ms/step of this bound", text)
+            if not m or int(m.group(1)) != i + 1 or m.group(2) != sh["op"] or \
+                    m.group(3) != sh["dims"] or abs(float(m.group(4)) * 1000 - won) > 0.01 * won + 10:
+                failures.append("%s: outlier %s %s at %.0f of %.0f (%.1f us/step): %r" % (
+                    name, sh["op"], sh["dims"], rate, sib, won,
+                    m.groups() if m else text[-300:]))
+    if not named:
+        failures.append("no tuning item with an outlier shape in the real traces")
+    for f in failures:
+        print("FAIL " + f)
+    print("outlier shapes, %d named, %d failures" % (named, len(failures)))
+    return 1 if failures else 0
+
+
 COMPILED_EVENT = re.compile(r'"name":\s*"(Torch-Compiled Region[^"]*|CompiledFunction|'
                             r'CompiledFunctionBackward|## Call CompiledFxGraph [^"]*)"')
 INDUCTOR_KERNEL = re.compile(r'"name":\s*"triton_(poi|red|per|tem)_fused[^"]*"')
@@ -1650,7 +1715,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
                                       "unbounded", "grouped", "levers", "floor", "bases",
-                                      "precision", "balanced", "evidence", "compiled"])
+                                      "precision", "balanced", "evidence", "compiled",
+                                      "outlier"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -1660,7 +1726,8 @@ def main():
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
              "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
              "floor": floor, "bases": bases, "precision": precision,
-             "balanced": balanced, "evidence": evidence, "compiled": compiled}
+             "balanced": balanced, "evidence": evidence, "compiled": compiled,
+             "outlier": outlier}
     return modes[args.mode](args)
 
 

@@ -589,6 +589,9 @@ typedef struct te_list_map {
   X(roofline_evidence_max_floor_pct, "roofline.evidence_max_floor_pct", NUMBER, 0, 100, 0, NULL,   \
     "with roofline.launch_ramp, a row's or launch's rate is evidence of an attainable rate only "  \
     "when its launches' floors are at most this % of its time")                                    \
+  X(roofline_outlier_below_pct, "roofline.outlier_below_pct", NUMBER, 0, 100, 0, NULL,             \
+    "a tuning item names the one shape of its kernels running under this % of the rate its "       \
+    "sibling shapes reach (their work over their time) and bounds tuning it to their rate")        \
   X(roofline_compute_peers, "roofline.compute_peers", LIST, 0, 0, 0, NULL,                         \
     "op families whose compute-bound rows of one format are comparable with one another "          \
     "(matrix-core work: a grouped GEMM and a dense GEMM)")                                         \
