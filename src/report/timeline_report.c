@@ -133,10 +133,9 @@ int64_t rp_collective_transfer_ns(const an_collective_time *c) {
 }
 
 const char *rp_bound_basis(an_bound_basis b) {
-  static const char *const w[] = {"idle",    "wait",    "roofline",   "saving",
-                                  "chain",   "exposed", "round_trip", "unbounded",
-                                  "removed", "folded",  "precision",  "blocked",
-                                  "batch"};
+  static const char *const w[] = {"idle",      "wait",       "roofline",  "saving",  "chain",
+                                  "exposed",   "round_trip", "unbounded", "removed", "folded",
+                                  "precision", "blocked",    "batch"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
