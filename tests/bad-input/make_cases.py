@@ -130,6 +130,9 @@ LIMITS_ELSEWHERE = {
                              "tests/unit/test_fusion.c merge caps_end_runs_and_count_shapes",
     "AN_MAX_MERGE_SHAPES": "sibling shapes past the cap are counted, not listed, not refused: "
                            "tests/unit/test_fusion.c merge caps_end_runs_and_count_shapes",
+    "AN_MAX_READBACKS": "reads back past the cap are left unexamined, not refused (a capture "
+                        "holds a few a step); the examined ones: tests/unit/test_timeline.c "
+                        "summary a_host_blocked_in_a_read_back_is_named_and_bounded_by_the_idle_inside",
 }
 
 # ------------------------------------------------------------------ building blocks
