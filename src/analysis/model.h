@@ -1385,7 +1385,8 @@ typedef struct an_host_block {
   int64_t bytes;                      /* the longest call's copy's (-1: not stated) */
   size_t n;                           /* calls */
   int64_t blocked_ns, min_ns, max_ns; /* the calls' host time: summed, shortest, longest */
-  int64_t idle_ns;   /* GPU idle inside them with nothing on any stream (the gaps') */
+  int64_t idle_ns;   /* GPU idle inside them with nothing on any stream, up to the launch
+                        call of the kernel that ends each gap (after it, work sat queued) */
   int64_t stream_ns; /* the copy's stream's own GPU time inside them */
   int64_t queued_ns; /* from each call's start to its copy's: the stream's queue ahead of it */
 } an_host_block;

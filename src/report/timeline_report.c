@@ -749,7 +749,7 @@ const char *rp_host_block_text(const an_stage_timeline *tl, char *buf, size_t ca
            "longest read %s back, %.60s on stream %.40s, its copy a fraction of the "
            "call): it waited for the work queued ahead of the copy, stream %.40s ran %s ms/step "
            "of its own inside the calls, and the GPU idled %s ms/step inside them with nothing "
-           "on any stream.",
+           "on any stream and its next kernel not yet issued.",
            t, h->call ? h->call : "?", h->op ? " under " : "", h->op ? h->op : "",
            h->region ? " in " : "", h->region ? h->region : "", h->n, h->n == 1 ? "" : "s",
            block_bytes(h, by, sizeof by), h->copy ? h->copy : "?", h->stream ? h->stream : "?",
@@ -2160,8 +2160,10 @@ static void readback_basis(const an_summary_item *it, const char *x, char *b, si
       "copy (`%.60s` on stream %.40s, %s in the longest) took a fraction of each: "
       "they waited for the work queued ahead of the copy on stream %.40s, which ran %s "
       "ms/step of its own inside them; the GPU idled %s ms/step inside them with nothing on "
-      "any stream: while the host waits it issues nothing, so that idle is what issuing the "
-      "next work instead could win (at most the time blocked); whatever stream %.40s waits on "
+      "any stream and its next kernel not yet issued (idle after that kernel's launch call "
+      "had work queued, which waiting less would not fill): while the host waits it issues "
+      "nothing, so that idle is what issuing the next work instead could win (at most the "
+      "time blocked); whatever stream %.40s waits on "
       "(another stream's event, the host) gates every step",
       x, h->n, h->n == 1 ? "" : "s", lo, hi, h->op ? " under `" : "", h->op ? h->op : "",
       h->op ? "`" : "", h->region ? " in `" : "", h->region ? h->region : "", h->region ? "`" : "",

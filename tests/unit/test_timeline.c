@@ -4009,21 +4009,31 @@ Test(report, an_untraced_gap_ending_in_event_ordering_says_so, .init = setup, .f
 /* Review 18 defect 8: in a step the host sits 6 ms in a 704-byte pageable read back under
  * `aten::to` in `## sparse_data_dist ##`; stream 27's work queued ahead of the copy (a
  * bucketize kernel) starts only 5.5 ms into the call, its 10 us copy at the call's end. With
- * stream 7 idle meanwhile, the GPU idles 5.5 ms of the call with nothing on any stream: the
- * time account names the read back (H1) and an item bounds it by that idle, its basis the
- * time blocked. With stream 7 busy across the call (hta_async_cpu_to_gpu's shape) the host's
- * wait costs the step nothing: the read back is named, no item. */
+ * stream 7 idle meanwhile and no launch call recorded for that kernel, the GPU idles 5.5 ms
+ * of the call with nothing on any stream: the time account names the read back (H1) and an
+ * item bounds it by that idle, its basis the time blocked. When the trace shows the kernel
+ * launched before the call (blind review 19 defect 1: hta_multistream5's work sat queued),
+ * the idle had work issued: waiting less would not fill it, line only, no item. With stream 7
+ * busy across the call (hta_async_cpu_to_gpu's shape) the host's wait costs the step
+ * nothing: the read back is named, no item. */
 Test(summary, a_host_blocked_in_a_read_back_is_named_and_bounded_by_the_idle_inside, .init = setup,
      .fini = teardown) {
   const double call = 3000, call_us = 6000, queue = 8500, copy = 8990, copy_us = 10;
-  for (int busy = 0; busy < 2; busy++) {
+  for (int shape = 0; shape < 3; shape++) {
+    bool busy = shape == 2, issued = shape == 1;
     tb b;
     tb_begin(&b);
     host(&b, "user_annotation", "ProfilerStep#1", 0, 20000);
     launch(&b, "kernel_a", 10, 20, 2000);
     if (busy) launch(&b, "kernel_fill", 15, 2020, queue - 2020); /* stream 7 busy throughout */
     host(&b, "user_annotation", "## sparse_data_dist ##", 2900, 6600);
-    launch_on(&b, "bucketize_kernel", 2910, queue, copy - queue, 27);
+    if (shape == 0) /* its launch call not recorded */
+      tb_add(&b,
+             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"bucketize_kernel\",\"pid\":0,"
+             "\"tid\":27,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":27,\"correlation\":%d}},",
+             queue, copy - queue, 900000 + b.corr++);
+    else
+      launch_on(&b, "bucketize_kernel", 2910, queue, copy - queue, 27);
     host(&b, "cpu_op", "aten::to", 2950, 6300);
     int c = b.corr++;
     tb_add(&b,
@@ -4046,8 +4056,8 @@ Test(summary, a_host_blocked_in_a_read_back_is_named_and_bounded_by_the_idle_ins
     cr_assert_eq(h->blocked_ns, (int64_t)(call_us * 1000));
     cr_assert_eq(h->queued_ns, (int64_t)((copy - call) * 1000));
     cr_assert_eq(h->stream_ns, (int64_t)((call + call_us - queue) * 1000)); /* its own work */
-    int64_t idle = busy ? 0 : (int64_t)((queue - call) * 1000);
-    cr_assert_eq(h->idle_ns, idle, "%d: %lld", busy, (long long)h->idle_ns);
+    int64_t idle = busy || issued ? 0 : (int64_t)((queue - call) * 1000);
+    cr_assert_eq(h->idle_ns, idle, "%d: %lld", shape, (long long)h->idle_ns);
     const an_summary_item *it = NULL;
     for (size_t i = 0; i < r->n_summary; i++)
       if (r->summary[i].kind == AN_SUMMARY_HOST) it = &r->summary[i];
@@ -4058,8 +4068,8 @@ Test(summary, a_host_blocked_in_a_read_back_is_named_and_bounded_by_the_idle_ins
              "## sparse_data_dist ## (1 call; the longest read 704 bytes back",
              call_us / 1000);
     cr_assert_not_null(strstr(md, want), "%s", md);
-    if (busy) {
-      cr_assert_null(it, "nothing to win while the GPU is busy");
+    if (busy || issued) {
+      cr_assert_null(it, "nothing to win while the GPU is busy or its next work was issued");
     } else {
       cr_assert_not_null(it);
       cr_assert_eq(it->basis, AN_BASIS_BLOCKED);
