@@ -167,10 +167,11 @@ static const rp_legend_entry ENTRIES[] = {
      "latency-bound message that waited itself: its split into transfer and wait is "
      "unknown, so no bound), `skip` (nothing for this table to act on: coupled to its "
      "neighbours with no fusion partner, or no stream beside it), `own stream, exposed "
-     "while the GPU waits for the host: nothing to gain` and `nothing to gain while the GPU "
-     "waits for the "
-     "host` (a row that would move GPU time, in the stage where the GPU waits for the host: "
-     "P4, it recovers 0); `(item N)`: the row is "
+     "while the step waits on its bottleneck (the banner: the host or queued work): nothing "
+     "to gain` and `nothing to gain while the step waits on its bottleneck (the banner: the "
+     "host or queued work)` (a row that would move GPU time, in the stage the banner names, "
+     "where the GPU waits for the host or idles with work queued: P4, it recovers 0); `(item N)`: "
+     "the row is "
      "item N of What to try first, whose advice and bound it is (not repeated)."},
     {"Stragglers verdict",
      "`straggler`: the others lose at least the bar's share of the group's GPU time waiting "
