@@ -250,8 +250,9 @@ static void stage_items(sm_ctx *c) {
  * trace supports); then by score. */
 static int by_score(const void *pa, const void *pb) {
   const an_summary_item *a = pa, *b = pb;
-  /* a trace that lost graph-replayed work: capturing again comes before any other action */
-  if (a->graph_unrecorded != b->graph_unrecorded) return a->graph_unrecorded ? -1 : 1;
+  /* a trace that lost graph-replayed work, or one filtered to GPU work whose idle it cannot
+   * explain: capturing again comes before any other action */
+  if (a->capture_again != b->capture_again) return a->capture_again ? -1 : 1;
   bool ua = a->basis == AN_BASIS_UNBOUNDED, ub = b->basis == AN_BASIS_UNBOUNDED;
   if (ua != ub) return ua ? 1 : -1;
   if (a->host_filtered != b->host_filtered) return a->host_filtered ? 1 : -1;

@@ -93,6 +93,7 @@ static void bound(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   rp_fmt_ms(s, sizeof s, it->step_us);
   text(fn, ctx,
        it->graph_unrecorded ? ": no bound; the GPU idle it leaves unmeasured: "
+       : it->capture_again  ? ": no bound; the GPU idle it cannot explain: "
        : unbounded          ? ": no bound yet; its kernels take "
                             : ": at most ");
   fn(ctx, RP_PART_BOUND, t, NULL);
