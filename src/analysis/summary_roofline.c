@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/op_cost.h"
 #include "analysis/summary.h"
 #include "analysis/summary_internal.h"
 #include "util/limits.h"
@@ -192,20 +193,16 @@ static const te_string_list *fold_families(const sm_ctx *c, const an_roofline *f
 }
 
 /* The tensors of an op's Input Dims text ("[[15360, 4096], [4096, 24576]]"), each by its
- * first and last dimension (scalars and empty lists left out), at most cap; their count. */
+ * first and last dimension (scalars, empty lists and inputs an_op_input_dims cannot read
+ * left out), at most cap; their count. */
 static size_t dims_tensors(const char *s, long (*t)[2], size_t cap) {
-  size_t n = 0, k = 0;
-  int depth = 0;
-  for (const char *p = s; p && *p; p++) {
-    if (*p == '[' && ++depth == 2) k = 0;
-    if (*p == ']' && depth-- == 2 && k && n < cap) n++;
-    if (depth != 2 || *p < '0' || *p > '9') continue;
-    char *end;
-    long v = strtol(p, &end, 10);
-    p = end - 1;
-    if (n < cap && !k++) t[n][0] = v;
-    if (n < cap) t[n][1] = v;
-  }
+  size_t n = 0, rank = 0;
+  int64_t d[AN_MAX_SHAPE_RANK];
+  for (size_t i = 0; i < AN_MAX_OP_INPUTS && n < cap; i++)
+    if (an_op_input_dims(s, i, d, AN_MAX_SHAPE_RANK, &rank) && rank) {
+      t[n][0] = (long)d[0];
+      t[n++][1] = (long)d[rank - 1];
+    }
   return n;
 }
 
