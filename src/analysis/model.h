@@ -1822,12 +1822,6 @@ typedef struct an_summary_item {
    * an_stage_timeline.host_block. NULL otherwise. */
   const an_host_block *host_block;
   bool graph_unrecorded;
-  /* An item whose action is to capture again (graph_unrecorded, or a trace filtered or
-   * sampled to GPU work whose idle it cannot explain): capturing wins nothing itself, so it
-   * has no bound (basis unbounded, basis_us the idle it leaves unmeasured or unexplained)
-   * and comes before every other item (blind review 19 defect 3: hta_sampled_2ranks'
-   * "profile again unfiltered" read "at most 283.65 ms/step"). */
-  bool capture_again;
   double graph_hole_us;
   /* A launch-bound item of a stage whose host dispatches cheap ops at least
    * summary.dispatch_slow_ratio times slower than typical (an_stage_timeline

@@ -252,7 +252,8 @@ static int by_score(const void *pa, const void *pb) {
   const an_summary_item *a = pa, *b = pb;
   /* a trace that lost graph-replayed work, or one filtered to GPU work whose idle it cannot
    * explain: capturing again comes before any other action */
-  if (a->capture_again != b->capture_again) return a->capture_again ? -1 : 1;
+  bool ca = an_summary_capture_again(a), cb = an_summary_capture_again(b);
+  if (ca != cb) return ca ? -1 : 1;
   bool ua = a->basis == AN_BASIS_UNBOUNDED, ub = b->basis == AN_BASIS_UNBOUNDED;
   if (ua != ub) return ua ? 1 : -1;
   if (a->host_filtered != b->host_filtered) return a->host_filtered ? 1 : -1;
@@ -557,12 +558,17 @@ static an_status build_categories(an_stage_report *stages, size_t n_stages, an_s
   return AN_OK;
 }
 
+bool an_summary_capture_again(const an_summary_item *it) {
+  return it->graph_unrecorded ||
+         (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_FILTERED);
+}
+
 void an_summary_reprofile_item(an_report *rep) {
   an_trace_limits *l = &rep->limits;
   l->filtered_queued_item = 0;
   for (size_t i = 0; l->filtered_queued_stage_id && i < rep->n_summary; i++) {
     const an_summary_item *it = &rep->summary[i];
-    if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_FILTERED &&
+    if (an_summary_capture_again(it) && !it->graph_unrecorded &&
         !strcmp(it->stage_id, l->filtered_queued_stage_id)) {
       l->filtered_queued_item = i + 1;
       return;

@@ -41,6 +41,13 @@ void an_summary_limits(an_report *rep, const te_settings *s);
 /* Numbers the filtered-queued stage's re-profile item among rep's items
  * (an_trace_limits.filtered_queued_item); an_summary_build calls it once they are final. */
 void an_summary_reprofile_item(an_report *rep);
+/* Whether an item's action is to capture again: the re-capture item of a trace that lost
+ * graph-replayed work (graph_unrecorded), or the re-profile item of a trace filtered or
+ * sampled to GPU work (a dependency item of idle kind filtered). Capturing wins nothing
+ * itself, so it has no bound (basis unbounded, basis_us the idle it leaves unmeasured or
+ * unexplained) and comes before every other item (blind review 19 defect 3:
+ * hta_sampled_2ranks' "profile again unfiltered" read "at most 283.65 ms/step"). */
+bool an_summary_capture_again(const an_summary_item *it);
 void an_summary_free(an_summary_data *d);
 
 /* Whether stage st launches its kernels one by one (its graph-replayed share of the kernel

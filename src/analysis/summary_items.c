@@ -424,8 +424,7 @@ static void dropped_item(sm_ctx *c, const pool *dropped) {
   double host = it->at_stake_us - per_step_us(c, queued);
   it->basis_us = it->at_stake_us; /* capturing again wins nothing itself: no bound */
   it->at_stake_us = 0;
-  it->basis = AN_BASIS_UNBOUNDED;
-  it->capture_again = true;
+  it->basis = AN_BASIS_UNBOUNDED; /* an_summary_capture_again */
   it->idle_kind = AN_IDLE_FILTERED;
   it->host_filtered = false; /* the filter is its subject: ranked by its bound, not after */
   it->dropped_host_us = host;
@@ -451,7 +450,6 @@ static void unrecorded_item(sm_ctx *c, const pool *queued) {
   if (!it) return;
   it->idle_kind = AN_IDLE_OUTSIDE;
   it->graph_unrecorded = true;
-  it->capture_again = true;
   it->timeline = tl;
   it->least_gap_us = c->s->timeline_long_gap_us;
   it->count = queued->gaps;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/summary.h"
 #include "report/md.h"
 #include "report/text.h"
 #include "report/timeline_report.h"
@@ -92,10 +93,10 @@ static void bound(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   strcat(t, " ms/step");
   rp_fmt_ms(s, sizeof s, it->step_us);
   text(fn, ctx,
-       it->graph_unrecorded ? ": no bound; the GPU idle it leaves unmeasured: "
-       : it->capture_again  ? ": no bound; the GPU idle it cannot explain: "
-       : unbounded          ? ": no bound yet; its kernels take "
-                            : ": at most ");
+       it->graph_unrecorded           ? ": no bound; the GPU idle it leaves unmeasured: "
+       : an_summary_capture_again(it) ? ": no bound; the GPU idle it cannot explain: "
+       : unbounded                    ? ": no bound yet; its kernels take "
+                                      : ": at most ");
   fn(ctx, RP_PART_BOUND, t, NULL);
   /* a batch item's saving is GEMM time per step's worth of tokens: the step itself does
    * not shorten (review of fusion's 403aa96: "ms/step" alone reads as a shorter step) */

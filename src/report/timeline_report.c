@@ -1042,7 +1042,7 @@ static void alloc_basis(const an_summary_item *it, const char *gaps, const char 
 static void dropped_basis(const an_summary_item *it, const char *gaps, const char *longest, char *b,
                           size_t cap) {
   char q[32], h[32];
-  double queued = it->basis_us - it->dropped_host_us; /* capture_again: no bound */
+  double queued = it->basis_us - it->dropped_host_us; /* an_summary_capture_again: no bound */
   rp_fmt_ms(q, sizeof q, queued);
   rp_fmt_ms(h, sizeof h, it->dropped_host_us);
   int len = snprintf(b, cap,
@@ -2205,7 +2205,7 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
     unrecorded_basis(it, x, b, cap);
     return;
   }
-  if (it->capture_again) { /* the filtered trace's idle, unbounded: its idle basis */
+  if (an_summary_capture_again(it)) { /* the filtered trace's idle, unbounded: idle basis */
     idle_basis(it, b, cap);
     return;
   }
