@@ -1493,12 +1493,6 @@ static bool nests_start(run_state *r, pthread_t *th) {
          pthread_create(th, NULL, nests_main, r) == 0;
 }
 
-static an_status build_view_nests(run_state *r, an_error *err) {
-  (void)err;
-  if (!r->one_thread) nests_ahead(r); /* one thread: when asked */
-  return AN_OK;
-}
-
 /* Beside the tables, whose core was idle: the formal views' launching ops of their kernels
  * (an_trace_view_stage_ops: the trace and its id indexes only), which the fusion table's
  * shape gate asks early in its first stage (hta15: ~25 ms of the first thread), then the
@@ -1506,15 +1500,17 @@ static an_status build_view_nests(run_state *r, an_error *err) {
  * model's assembly (an_trace_view_filter: the trace and the nest; HF x 5: 2.2 M). No
  * pass of the tables asks the counts; a failure is met again at the assembly. */
 static an_status build_beside_tables(run_state *r, an_error *err) {
-  for (size_t i = 0; !r->one_thread && i < r->formal.n; i++) /* one thread: when asked */
+  (void)err; /* nothing here fails: a pass that needs one of these asks again and says it */
+  if (r->one_thread) return AN_OK; /* one thread: each is built when asked */
+  for (size_t i = 0; i < r->formal.n; i++)
     if (r->formal.traces[i]) an_trace_view_stage_ops(&r->formal.views[i], 0);
-  an_status rc = build_view_nests(r, err);
-  for (size_t i = 0; !r->one_thread && i < r->formal.n; i++)
+  nests_ahead(r);
+  for (size_t i = 0; i < r->formal.n; i++)
     if (r->formal.traces[i]) an_trace_view_filter(&r->formal.views[i]);
-  return rc;
+  return AN_OK;
 }
 
-/* The nests the time account did not ask go until the tables (build_view_nests builds them
+/* The nests the time account did not ask go until the tables (build_beside_tables builds them
  * again beside them): held through the overlap's transient, the run's peak on most shapes,
  * a nest raised hf50's (session 16: +0.7-0.9 MB). Costs one more nest of CPU, on the
  * second thread, on such traces. */
@@ -1525,7 +1521,7 @@ static void drop_unasked_nests(run_state *r) {
 
 /* After the tables: the opaque-op split and chain runs here, the roofline beside them.
  * They write different fields of the rows; of the views they read the op nests, built
- * beside the tables (build_view_nests; the roofline alone asks the stage ops and the
+ * beside the tables (build_beside_tables; the roofline alone asks the stage ops and the
  * mapping views' nests); their transient memory is small next to the overlap's, the run's
  * peak. The time account, the overlap and the tables stay one after the other: two of
  * them at once, or the tables' rows before the overlap, raised the peak (hta15 +4.3 MB,
