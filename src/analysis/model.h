@@ -1331,7 +1331,7 @@ typedef struct an_time_account {
   int64_t graph_hole_busy_ns;
   int64_t collective_ns, collective_wait_ns, first_collective_wait_ns;
   /* of collective_wait_ns, the part with no other GPU event on any stream (waits.h
-   * an_wait_idle_ns): the GPU did nothing but wait; the rest ran beside other work */
+   * an_wait_cover): the GPU did nothing but wait; the rest ran beside other work */
   int64_t collective_idle_wait_ns;
   /* the steps' first collectives: their time, and the part of it whose wait is unknown
    * (alone): where a late rank's arrival lands, unmeasured */

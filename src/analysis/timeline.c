@@ -3,9 +3,10 @@
  * each window's kernels, the gaps' causes (timeline_host.c), the collectives' waits
  * (waits.h), then the sums per stage.
  *
- * Cost: the kernels of each trace are bucketed by window and sorted (O(n log n)); the host
- * index covers only the threads that launched a gap's next kernel; everything else is
- * linear. No second pass over the file: only the kept events are read.
+ * Cost: the kernels of each trace are bucketed by window and sorted (O(n log n)), and once
+ * more for the windows that hold a collective once the waits are known (collective_idle);
+ * the host index covers only the threads that launched a gap's next kernel; everything
+ * else is linear. No second pass over the file: only the kept events are read.
  */
 #include "analysis/timeline.h"
 
@@ -80,9 +81,7 @@ typedef struct tl_coll {
   const char *context; /* its labelled launch-context family (launch_context.h), or NULL */
   int64_t start, dur, floor;
   uint32_t pos; /* its GPU event (tl_kernel.pos) */
-  /* the other GPU events under it: pairs [start, end) in tl->under from under_off, disjoint
-   * and sorted (collect_under); idle_wait: the part of its wait they leave uncovered */
-  size_t under_off, under_n;
+  /* the part of its wait no other GPU event of its window covers (collective_idle) */
   int64_t idle_wait;
   double wait_us;
   double per_byte_us, latency_us; /* its group's per-byte floor (waits.h), 0 none */
@@ -110,6 +109,15 @@ typedef struct cause_table {
   size_t cap; /* a power of two */
 } cause_table;
 
+/* Which window each kernel of a trace counts in (kernel_window), kept past the trace's
+ * account: its collectives' idle parts need their waits, known once every trace is in
+ * (collective_idle). */
+typedef struct tl_trace_windows {
+  long *step_window;  /* by step: window index or -1 */
+  long *stage_window; /* by stage slot (trace without steps): window index or -1 */
+  size_t first_window;
+} tl_trace_windows;
+
 typedef struct tl_stage_work {
   i64_vec gaps, kernels; /* lengths, for the medians */
   size_t n_steps;
@@ -128,7 +136,6 @@ struct an_timeline {
   size_t n_win, cap_win;
   tl_coll *coll;
   size_t n_coll, cap_coll;
-  i64_vec under;   /* tl_coll.under_off's pairs */
   tl_portion *por; /* the portions of the windows split but not yet gathered (gather_causes) */
   size_t n_por, cap_por;
   size_t gathered;         /* the windows before it have their causes */
@@ -139,7 +146,8 @@ struct an_timeline {
   an_collective_time *colls;
   size_t *coll_stage; /* the stage slot of each row */
   size_t n_colls;
-  size_t n_traces; /* inputs accounted */
+  size_t n_traces;        /* inputs accounted */
+  tl_trace_windows *maps; /* by input, while building */
 };
 
 static const char NOT_COLLECTIVE[] = "";
@@ -570,9 +578,9 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
 /* Window w's kernels k[0..*n) take the previous step's tail when it runs on into this
  * step (k has room for one more), from this step's first start to its own window's end;
  * then the part of its own kernels past that end (cut windows) becomes the next step's
- * tail, clipped off here. */
-static void pass_tails(an_timeline *tl, const tl_trace *c, const tl_window *win, tl_kernel *k,
-                       size_t *n, tl_tail *tail) {
+ * tail (tail->to set), clipped off here. */
+static void pass_tails(const tl_trace *c, const tl_window *win, tl_kernel *k, size_t *n,
+                       tl_tail *tail) {
   const an_steps *s = c->in->steps;
   const an_step *st = win->step;
   if (!st) return;
@@ -586,10 +594,6 @@ static void pass_tails(an_timeline *tl, const tl_trace *c, const tl_window *win,
       *tail = (tl_tail){st + 1, clip, k[i].end > tail->end ? k[i].end : tail->end};
       k[i].end = k[i].start < clip ? clip : k[i].start;
     }
-  if (tail->to) {
-    tl->stages[win->stage].n_cut++;
-    tl->stages[win->stage].cut_ns += tail->end - tail->start;
-  }
 }
 
 /* Stage slot's busy part [start, end) opened by GPU event pos (tl_busy). */
@@ -670,39 +674,27 @@ static bool replay_holes(an_timeline *tl, tl_trace *c, an_time_account *a, const
   return true;
 }
 
-/* The other GPU events of window k[0..n) (sorted by start; the previous step's tail and the
- * kernels before the window's start included: they hold the GPU too) under each collective
- * the window's sweep added, tl->coll[c0..): their union, clipped to the collective's time,
- * appended to tl->under for the wait's idle part (collective_waits). */
-static bool collect_under(an_timeline *tl, const tl_kernel *k, size_t n, size_t c0) {
-  int64_t longest = 0; /* no event starting earlier than this before a time runs at it */
-  for (size_t i = 0; c0 < tl->n_coll && i < n; i++)
-    if (k[i].end - k[i].start > longest) longest = k[i].end - k[i].start;
-  for (size_t j = c0; j < tl->n_coll; j++) {
-    tl_coll *x = &tl->coll[j];
-    int64_t lo = x->start, hi = x->start + x->dur;
-    size_t a, b;
-    UT_PARTITION_POINT(a, 0, n, i, k[i].start < lo - longest);
-    UT_PARTITION_POINT(b, a, n, i, k[i].start < hi);
-    int64_t *v = ut_grow(tl->under.v, &tl->under.cap, tl->under.n + 2 * (b - a) + 2, sizeof *v);
-    if (!v) return false;
-    tl->under.v = v;
-    x->under_off = tl->under.n / 2;
-    x->under_n = 0;
-    for (size_t i = a; i < b; i++)
-      if (k[i].pos != x->pos)
-        an_wait_union_add(tl->under.v + tl->under.n, &x->under_n, k[i].start, k[i].end, lo, hi);
-    tl->under.n += 2 * x->under_n;
-  }
-  return true;
-}
+/* What a pass over a trace's windows (each_window) carries from one window to the next. */
+typedef struct window_pass {
+  tl_tail tail; /* the previous step's kernels running on (pass_tails) */
+  lanes l;      /* the account's streams, their room reused */
+  /* collective_idle: window w's collectives are tl->coll[ix[off[w]..off[w + 1])] */
+  const size_t *off;
+  const uint32_t *ix;
+} window_pass;
 
 /* Accounts one window's kernels (sorted in place; k has room for one more: the previous
  * step's tail); what precedes its start is outside. */
-static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n, lanes *l,
-                           tl_tail *tail) {
+static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n,
+                           window_pass *p) {
   tl_window *win = &tl->win[w];
-  pass_tails(tl, c, win, k, &n, tail);
+  tl_tail *tail = &p->tail;
+  lanes *l = &p->l;
+  pass_tails(c, win, k, &n, tail);
+  if (tail->to) {
+    tl->stages[win->stage].n_cut++;
+    tl->stages[win->stage].cut_ns += tail->end - tail->start;
+  }
   if (!n) return true;
   ut_sort(k, n, sizeof *k, cmp_kernel, NULL);
   size_t cut = window_start(c, k, n, tl_ns(tl->set->timeline_gap_min_us),
@@ -718,8 +710,7 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   while (own < n && k[own].pos == TL_TAIL) own++;
   sweep_out o = {&win->acc, c, w, &tl->work[win->stage], own < n ? k[own].start : INT64_MIN};
   size_t gap0 = c->n_gaps; /* the window's own gaps follow */
-  size_t c0 = tl->n_coll;
-  if (!ok || !sweep(tl, &o, k + cut, n - cut, l) || !collect_under(tl, k, n, c0)) return false;
+  if (!ok || !sweep(tl, &o, k + cut, n - cut, l)) return false;
   if (!replay_holes(tl, c, &win->acc, k + cut, n - cut, c->gaps + gap0, c->n_gaps - gap0))
     return false;
   uint32_t first = own < n ? k[own].pos : TL_TAIL;
@@ -760,28 +751,30 @@ static long kernel_window(an_timeline *tl, tl_trace *c, size_t i, bool count) {
   return w < 0 ? -1 : w - (long)c->first_window;
 }
 
-/* Buckets the trace's kernels by window (a counting sort of their positions), then
- * accounts each window from its own copy of its kernels: the copies of one window at a
- * time, not of the whole trace. The stages' kernel lengths get their exact room first. */
-static bool account_kernels(an_timeline *tl, tl_trace *c) {
+typedef bool window_fn(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n,
+                       window_pass *p);
+
+/* Buckets the trace's kernels by window (a counting sort of their positions), then hands
+ * each window, in order, a copy of its kernels (fn): the copies of one window at a time,
+ * not of the whole trace. count: the account's pass (kernel_window), where the stages'
+ * kernel lengths get their exact room first. */
+static bool each_window(an_timeline *tl, tl_trace *c, bool count, window_fn *fn, window_pass *p) {
   size_t nk = 0, w0 = c->first_window, nw = tl->n_win - w0; /* the trace's windows */
   c->kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
   size_t *off = calloc(nw + 2, sizeof *off), widest = 0;
   if (!off) return false;
   for (size_t i = 0; i < nk; i++) {
-    long w = kernel_window(tl, c, i, true);
+    long w = kernel_window(tl, c, i, count);
     if (w >= 0) off[w + 1]++;
   }
   bool ok = !c->nomem;
   for (size_t w = 0; ok && w < nw; w++) {
     widest = off[w + 1] > widest ? off[w + 1] : widest;
-    ok = i64_reserve(&tl->work[tl->win[w0 + w].stage].kernels, off[w + 1]);
+    ok = !count || i64_reserve(&tl->work[tl->win[w0 + w].stage].kernels, off[w + 1]);
   }
   for (size_t w = 1; w <= nw; w++) off[w] += off[w - 1];
   uint32_t *order = malloc((off[nw] ? off[nw] : 1) * sizeof *order);
   tl_kernel *k = malloc((widest + 1) * sizeof *k); /* and a tail */
-  lanes l = {0};
-  tl_tail tail = {NULL, 0, 0};
   ok = ok && order && k;
   for (size_t i = 0; ok && i < nk; i++) {
     long w = kernel_window(tl, c, i, false);
@@ -796,12 +789,18 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
       int64_t s = tl_ns(tr_event_ts(c->t, &c->kev[i])), d = tl_ns(tr_event_dur(c->t, &c->kev[i]));
       k[j] = (tl_kernel){s, s + (d > 0 ? d : 0), tr_event_stream(c->t, &c->kev[i]), i};
     }
-    ok = account_window(tl, c, w0 + w, k, n, &l, &tail);
+    ok = fn(tl, c, w0 + w, k, n, p);
   }
-  free(l.v);
   free(off);
   free(order);
   free(k);
+  return ok;
+}
+
+static bool account_kernels(an_timeline *tl, tl_trace *c) {
+  window_pass p = {{NULL, 0, 0}, {0}, NULL, NULL};
+  bool ok = each_window(tl, c, true, account_window, &p);
+  free(p.l.v);
   return ok;
 }
 
@@ -1183,7 +1182,7 @@ static bool dispatch_speed(an_timeline *tl, const tl_trace *c) {
   return ok;
 }
 
-static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
+static bool account_trace(an_timeline *tl, const an_timeline_input *in, tl_trace_windows *map) {
   tl_trace c = {.in = in,
                 .t = in->view->trace,
                 .graph_matcher = te_rules_matcher(tl->rules, "graph_replay_launch"),
@@ -1206,8 +1205,7 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   free(c.coll_name);
   free(c.coll_cat);
   free(c.graph_call);
-  free(c.step_window);
-  free(c.stage_window);
+  *map = (tl_trace_windows){c.step_window, c.stage_window, c.first_window}; /* freed by work_free */
   free(c.gaps);
   free(c.busy);
   free(c.outside);
@@ -1797,15 +1795,68 @@ static bool collective_waits(an_timeline *tl) {
     x->floor_from = wi[i].floor_from;
     an_time_account *a = &tl->win[x->window].acc;
     a->collective_wait_ns += tl_ns(x->wait_us);
-    x->idle_wait =
-        an_wait_idle_ns(x->start, tl_ns(x->wait_us), tl->under.v + 2 * x->under_off, x->under_n);
-    a->collective_idle_wait_ns += x->idle_wait;
     if (x->first) a->first_collective_wait_ns += tl_ns(x->wait_us);
     /* an alone instance's time past its wait's lower bound is unknown */
     if (x->first && x->alone) a->first_collective_unknown_ns += x->dur - tl_ns(x->wait_us);
     if (x->first) a->first_collective_ns += x->dur;
   }
   free(wi);
+  return ok;
+}
+
+/* Window w's collectives' idle parts (an_wait_cover): the other GPU events of its kernels k
+ * (the previous step's tail and the kernels before the window's start included: they hold
+ * the GPU too), in order of start, from the latest start that can still reach the
+ * collective. */
+static bool idle_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n,
+                        window_pass *p) {
+  pass_tails(c, &tl->win[w], k, &n, &p->tail);
+  if (!n || p->off[w] == p->off[w + 1]) return true;
+  ut_sort(k, n, sizeof *k, cmp_kernel, NULL);
+  int64_t longest = 0; /* no event starting earlier than this before a time runs at it */
+  for (size_t i = 0; i < n; i++)
+    if (k[i].end - k[i].start > longest) longest = k[i].end - k[i].start;
+  for (size_t j = p->off[w]; j < p->off[w + 1]; j++) {
+    tl_coll *x = &tl->coll[p->ix[j]];
+    an_wait_cover cv = an_wait_cover_begin(x->start, tl_ns(x->wait_us), x->start + x->dur);
+    size_t a;
+    UT_PARTITION_POINT(a, 0, n, i, k[i].start < x->start - longest);
+    for (size_t i = a; i < n && k[i].start < cv.end; i++)
+      if (k[i].pos != x->pos) an_wait_cover_add(&cv, k[i].start, k[i].end);
+    x->idle_wait = an_wait_cover_idle(&cv);
+    tl->win[w].acc.collective_idle_wait_ns += x->idle_wait;
+  }
+  return true;
+}
+
+/* The idle part of every collective's wait, once the waits are known: a second pass over
+ * each trace's windows that hold a collective (idle_window), one window's kernels at a
+ * time, rather than each collective's intervals held from its window's account to here. */
+static bool collective_idle(an_timeline *tl, const an_timeline_input *in) {
+  if (!tl->n_coll) return true;
+  size_t *off = calloc(tl->n_win + 1, sizeof *off);
+  uint32_t *ix = malloc(tl->n_coll * sizeof *ix);
+  bool ok = off && ix;
+  for (size_t j = 0; ok && j < tl->n_coll; j++) off[tl->coll[j].window + 1]++;
+  for (size_t w = 0; ok && w < tl->n_win; w++) off[w + 1] += off[w];
+  for (size_t j = 0; ok && j < tl->n_coll; j++) ix[off[tl->coll[j].window]++] = (uint32_t)j;
+  for (size_t w = tl->n_win; ok && w > 0; w--) off[w] = off[w - 1]; /* back to starts */
+  if (ok) off[0] = 0;
+  window_pass p = {{NULL, 0, 0}, {0}, off, ix};
+  for (size_t t = 0; ok && t < tl->n_traces; t++) {
+    const tl_trace_windows *m = &tl->maps[t];
+    size_t w_end = t + 1 < tl->n_traces ? tl->maps[t + 1].first_window : tl->n_win;
+    if (off[w_end] == off[m->first_window]) continue; /* no collective */
+    tl_trace c = {.in = &in[t],
+                  .t = in[t].view->trace,
+                  .step_window = m->step_window,
+                  .stage_window = m->stage_window,
+                  .first_window = m->first_window};
+    p.tail = (tl_tail){NULL, 0, 0};
+    ok = each_window(tl, &c, false, idle_window, &p);
+  }
+  free(off);
+  free(ix);
   return ok;
 }
 
@@ -2020,8 +2071,12 @@ static void work_free(an_timeline *tl) {
   tl->work = NULL;
   free(tl->coll);
   tl->coll = NULL;
-  free(tl->under.v);
-  tl->under = (i64_vec){0};
+  for (size_t i = 0; tl->maps && i < tl->n_traces; i++) {
+    free(tl->maps[i].step_window);
+    free(tl->maps[i].stage_window);
+  }
+  free(tl->maps);
+  tl->maps = NULL;
   free(tl->por);
   tl->por = NULL;
   free(tl->cause_slots.slot);
@@ -2042,8 +2097,11 @@ an_status an_timeline_build(const an_timeline_input *in, size_t n, const te_rule
   tl->work = calloc(tl->n_st + 1, sizeof *tl->work);
   bool ok = tl->stages && tl->ran && tl->work;
   tl->n_traces = n;
-  for (size_t i = 0; ok && i < n; i++) ok = account_trace(tl, &in[i]);
-  ok = ok && setup_in_steps(tl) && collective_waits(tl) && assemble(tl) && collective_rows(tl);
+  tl->maps = calloc(n ? n : 1, sizeof *tl->maps);
+  ok = ok && tl->maps;
+  for (size_t i = 0; ok && i < n; i++) ok = account_trace(tl, &in[i], &tl->maps[i]);
+  ok = ok && setup_in_steps(tl) && collective_waits(tl) && collective_idle(tl, in) &&
+       assemble(tl) && collective_rows(tl);
   if (ok) link_collectives(tl);
   work_free(tl);
   if (!ok) {

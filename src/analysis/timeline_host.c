@@ -79,15 +79,18 @@ struct tl_host {
   size_t n_str; /* their length: the trace's strings when the index was made */
   double launch_gap_max_us, sync_tol_us, setup_min_pct, module_load_min_us, untraced_min_pct;
   long unrecorded_calls_min;
-  /* The trace's runtime and launch calls with a correlation id, by (thread, start), and
-   * their ids by (process, id): built at the first untraced stretch (unrecorded_calls) */
-  struct tl_call {
-    uint64_t key; /* calls: thread_key; ids: the process */
-    double ts;
-    int64_t corr;
-  } * calls, *ids;
+  /* The trace's launch and runtime calls with a correlation id, by (thread, start, id),
+   * and by (process, id) only when some thread's ids do not rise with its calls' starts
+   * (else calls answers by process too: NULL): built at the first untraced stretch
+   * (unrecorded_calls). Each is a call's position among the launch calls, then the
+   * runtime calls (call_event), 4 bytes, not a copy of its thread, start and id: two such
+   * 24-byte copies of hta15's 370,380 calls were 17.8 MB of its peak (0.157 of its JSON,
+   * the bench's limit 0.12). */
+  uint32_t *calls, *ids;
   size_t n_calls;
   bool calls_built;
+  const tr_event *call_ev[2]; /* the launch calls, the runtime calls */
+  size_t n_launch;
   double readback_max_copy_pct;
   ut_u64map threads; /* (pid << 32 | tid) -> index + 1 */
   /* correlation -> index + 1 among the GPU events of the copies to or from pageable host
@@ -850,53 +853,130 @@ static const char *event_name(tl_host *h, const tr_event *e) {
   return e ? an_strtab_cstr(h->strings, tr_str_get(h->t, e->name)) : NULL;
 }
 
-static int cmp_call(const void *pa, const void *pb, void *unused) {
-  (void)unused;
-  const struct tl_call *a = pa, *b = pb;
-  if (a->key != b->key) return a->key < b->key ? -1 : 1;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-  return a->corr < b->corr ? -1 : (a->corr > b->corr);
+/* Call i of h->calls or h->ids, and what the index orders it by. */
+static const tr_event *call_event(const tl_host *h, uint32_t i) {
+  return i < h->n_launch ? &h->call_ev[0][i] : &h->call_ev[1][i - h->n_launch];
 }
 
-/* h->calls and h->ids, once (tl_call); false when the trace has none or memory ran out
- * (the count is then not told). */
+static uint64_t call_thread(const tl_host *h, uint32_t i) {
+  const tr_event *e = call_event(h, i);
+  return thread_key(tr_event_pid(h->t, e), tr_event_tid(h->t, e));
+}
+
+static uint64_t call_process(const tl_host *h, uint32_t i) {
+  return tr_event_pid(h->t, call_event(h, i));
+}
+
+static double call_ts(const tl_host *h, uint32_t i) { return tr_event_ts(h->t, call_event(h, i)); }
+
+static int64_t call_corr(const tl_host *h, uint32_t i) {
+  return tr_event_correlation(h->t, call_event(h, i));
+}
+
+static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : (a > b); }
+
+/* h->calls' order: thread, start, id, then position (a total order) */
+static int cmp_call(const void *pa, const void *pb, void *ctx) {
+  const tl_host *h = ctx;
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  int c = cmp_u64(call_thread(h, a), call_thread(h, b));
+  if (!c) c = tr_event_ts_cmp(h->t, call_event(h, a), call_event(h, b));
+  if (!c) c = cmp_u64((uint64_t)call_corr(h, a), (uint64_t)call_corr(h, b));
+  return c ? c : cmp_u64(a, b);
+}
+
+/* h->ids' order: process, id, then position */
+static int cmp_call_id(const void *pa, const void *pb, void *ctx) {
+  const tl_host *h = ctx;
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  int c = cmp_u64(call_process(h, a), call_process(h, b));
+  if (!c) c = cmp_u64((uint64_t)call_corr(h, a), (uint64_t)call_corr(h, b));
+  return c ? c : cmp_u64(a, b);
+}
+
+/* Whether every thread's ids rise with its calls' starts in h->calls (a thread's calls
+ * take their ids in the order it makes them: every shared trace): then a thread's part of
+ * h->calls is in id order too. */
+static bool ids_by_thread(const tl_host *h) {
+  for (size_t i = 1; i < h->n_calls; i++)
+    if (call_thread(h, h->calls[i]) == call_thread(h, h->calls[i - 1]) &&
+        call_corr(h, h->calls[i]) < call_corr(h, h->calls[i - 1]))
+      return false;
+  return true;
+}
+
+/* h->calls (and h->ids when needed), once; false when the trace has none or memory ran
+ * out (the count is then not told). The calls come in file order, mostly in time and id
+ * order already within a thread: ut_sort merges those runs. */
 static bool index_calls(tl_host *h) {
   if (h->calls_built) return h->n_calls > 0;
   h->calls_built = true;
   size_t nl = 0, nr = 0;
-  const tr_event *l = tr_trace_events(h->t, TR_KIND_LAUNCH, &nl);
-  const tr_event *r = tr_trace_events(h->t, TR_KIND_RUNTIME, &nr);
+  h->call_ev[0] = tr_trace_events(h->t, TR_KIND_LAUNCH, &nl);
+  h->call_ev[1] = tr_trace_events(h->t, TR_KIND_RUNTIME, &nr);
+  h->n_launch = nl;
+  if (nl + nr >= UINT32_MAX) return false; /* tr_event.index: never */
   h->calls = malloc((nl + nr + 1) * sizeof *h->calls);
-  h->ids = malloc((nl + nr + 1) * sizeof *h->ids);
-  if (!h->calls || !h->ids) return false;
-  for (size_t i = 0; i < nl + nr; i++) {
-    const tr_event *e = i < nl ? &l[i] : &r[i - nl];
-    int64_t corr = tr_event_correlation(h->t, e);
-    if (corr <= 0) continue;
-    double ts = tr_event_ts(h->t, e);
-    tr_str pid = tr_event_pid(h->t, e);
-    h->calls[h->n_calls] = (struct tl_call){thread_key(pid, tr_event_tid(h->t, e)), ts, corr};
-    h->ids[h->n_calls++] = (struct tl_call){pid, 0, corr};
-  }
-  ut_sort(h->calls, h->n_calls, sizeof *h->calls, cmp_call, NULL);
-  ut_sort(h->ids, h->n_calls, sizeof *h->ids, cmp_call, NULL);
+  if (!h->calls) return false;
+  for (uint32_t i = 0; i < nl + nr; i++)
+    if (call_corr(h, i) > 0) h->calls[h->n_calls++] = i;
+  ut_sort(h->calls, h->n_calls, sizeof *h->calls, cmp_call, h);
+  if (ids_by_thread(h)) return h->n_calls > 0;
+  h->ids = malloc((h->n_calls + 1) * sizeof *h->ids);
+  if (!h->ids) return false;
+  memcpy(h->ids, h->calls, h->n_calls * sizeof *h->ids);
+  ut_sort(h->ids, h->n_calls, sizeof *h->ids, cmp_call_id, h);
   return h->n_calls > 0;
+}
+
+/* Of process pid's calls in h->calls (its threads side by side, each in id order:
+ * ids_by_thread), how many have ids in (a, b), and (*lo, *hi) its least and greatest id. */
+static size_t ids_between_by_thread(const tl_host *h, uint64_t pid, int64_t a, int64_t b,
+                                    size_t *all, int64_t *lo, int64_t *hi) {
+  const uint32_t *v = h->calls;
+  size_t p0, p1, n = 0;
+  UT_PARTITION_POINT(p0, 0, h->n_calls, i, call_process(h, v[i]) < pid);
+  UT_PARTITION_POINT(p1, p0, h->n_calls, i, call_process(h, v[i]) == pid);
+  *all = p1 - p0;
+  for (size_t s = p0, e; s < p1; s = e) {
+    uint64_t th = call_thread(h, v[s]);
+    size_t x, y;
+    UT_PARTITION_POINT(e, s, p1, i, call_thread(h, v[i]) == th);
+    UT_PARTITION_POINT(x, s, e, i, call_corr(h, v[i]) <= a);
+    UT_PARTITION_POINT(y, x, e, i, call_corr(h, v[i]) < b);
+    n += y - x;
+    if (s == p0 || call_corr(h, v[s]) < *lo) *lo = call_corr(h, v[s]);
+    if (s == p0 || call_corr(h, v[e - 1]) > *hi) *hi = call_corr(h, v[e - 1]);
+  }
+  return n;
 }
 
 /* The recorded calls of process pid whose ids lie in (a, b), and (*share) the share of the
  * ids outside [a, b) its recorded calls hold (1 when none is outside: no background). */
 static size_t recorded_between(const tl_host *h, uint64_t pid, int64_t a, int64_t b,
                                double *share) {
-  const struct tl_call *v = h->ids;
-  size_t p0, p1, lo, hi;
-  UT_PARTITION_POINT(p0, 0, h->n_calls, i, v[i].key < pid);
-  UT_PARTITION_POINT(p1, p0, h->n_calls, i, v[i].key == pid);
-  UT_PARTITION_POINT(lo, p0, p1, i, v[i].corr <= a);
-  UT_PARTITION_POINT(hi, lo, p1, i, v[i].corr < b);
-  double outside = (double)(p1 - p0) - (double)(hi - lo) - 2; /* a and b are recorded */
-  double span = p1 > p0 ? (double)(v[p1 - 1].corr - v[p0].corr + 1) - (double)(b - a + 1) : 0;
+  size_t all, between;
+  int64_t first = 0, last = 0;
+  if (!h->ids) {
+    between = ids_between_by_thread(h, pid, a, b, &all, &first, &last);
+  } else {
+    const uint32_t *v = h->ids;
+    size_t p0, p1, lo, hi;
+    UT_PARTITION_POINT(p0, 0, h->n_calls, i, call_process(h, v[i]) < pid);
+    UT_PARTITION_POINT(p1, p0, h->n_calls, i, call_process(h, v[i]) == pid);
+    UT_PARTITION_POINT(lo, p0, p1, i, call_corr(h, v[i]) <= a);
+    UT_PARTITION_POINT(hi, lo, p1, i, call_corr(h, v[i]) < b);
+    all = p1 - p0;
+    between = hi - lo;
+    if (p1 > p0) {
+      first = call_corr(h, v[p0]);
+      last = call_corr(h, v[p1 - 1]);
+    }
+  }
+  double outside = (double)all - (double)between - 2; /* a and b are recorded */
+  double span = all ? (double)(last - first + 1) - (double)(b - a + 1) : 0;
   *share = outside > 0 && span > 0 ? fmin(1.0, outside / span) : 1.0;
-  return hi - lo;
+  return between;
 }
 
 /* The runtime calls the process ran unrecorded across untraced stretch x of launch call L's
@@ -911,27 +991,36 @@ static size_t recorded_between(const tl_host *h, uint64_t pid, int64_t a, int64_
  * timeline.unrecorded_calls_min. */
 static void unrecorded_calls(tl_host *h, const tr_event *L, const an_op_hole *x, tl_portion *p) {
   if (!index_calls(h)) return;
-  const struct tl_call *v = h->calls;
+  const uint32_t *v = h->calls;
   uint64_t th = thread_key(tr_event_pid(h->t, L), tr_event_tid(h->t, L));
   size_t lo, hi, n = h->n_calls;
-  UT_PARTITION_POINT(lo, 0, n, i, v[i].key < th || (v[i].key == th && v[i].ts < x->ts));
-  UT_PARTITION_POINT(hi, lo, n, i, v[i].key == th && v[i].ts < x->end);
-  if (!lo || v[lo - 1].key != th || hi >= n || v[hi].key != th) return;
+  UT_PARTITION_POINT(
+      lo, 0, n, i,
+      call_thread(h, v[i]) < th || (call_thread(h, v[i]) == th && call_ts(h, v[i]) < x->ts));
+  UT_PARTITION_POINT(hi, lo, n, i, call_thread(h, v[i]) == th && call_ts(h, v[i]) < x->end);
+  if (!lo || call_thread(h, v[lo - 1]) != th || hi >= n || call_thread(h, v[hi]) != th) return;
   size_t best = lo;
-  for (size_t k = lo + 1; k <= hi; k++)
-    if (v[k].corr - v[k - 1].corr > v[best].corr - v[best - 1].corr) best = k;
-  const struct tl_call *a = &v[best - 1], *b = &v[best];
-  double in_x = fmin(b->ts, x->end) - fmax(a->ts, x->ts);
-  if (b->corr - a->corr <= 1 || in_x * 100.0 < h->untraced_min_pct * (b->ts - a->ts)) return;
+  int64_t jump = call_corr(h, v[lo]) - call_corr(h, v[lo - 1]);
+  for (size_t k = lo + 1; k <= hi; k++) {
+    int64_t d = call_corr(h, v[k]) - call_corr(h, v[k - 1]);
+    if (d > jump) {
+      best = k;
+      jump = d;
+    }
+  }
+  int64_t a = call_corr(h, v[best - 1]), b = call_corr(h, v[best]);
+  double ats = call_ts(h, v[best - 1]), bts = call_ts(h, v[best]);
+  double in_x = fmin(bts, x->end) - fmax(ats, x->ts);
+  if (b - a <= 1 || in_x * 100.0 < h->untraced_min_pct * (bts - ats)) return;
   double share;
-  size_t rec = recorded_between(h, tr_event_pid(h->t, L), a->corr, b->corr, &share);
-  double skipped = (double)(b->corr - a->corr - 1) - (double)rec;
+  size_t rec = recorded_between(h, tr_event_pid(h->t, L), a, b, &share);
+  double skipped = (double)(b - a - 1) - (double)rec;
   double background = (double)rec * (1.0 - share) / share;
   int64_t calls = (int64_t)llround(skipped - background);
   if (calls < h->unrecorded_calls_min) return;
   p->unrecorded_calls = calls;
-  p->corr_from = a->corr;
-  p->corr_to = b->corr;
+  p->corr_from = a;
+  p->corr_to = b;
 }
 
 /* A host portion [g0, lts) that nothing of its thread spans, ended by launch call L: where

@@ -16,28 +16,22 @@ double an_wait_floor(const double *sorted, size_t m, double floor_pct) {
   return sorted[at < m ? at : m - 1];
 }
 
-int64_t an_wait_idle_ns(int64_t start, int64_t wait, const int64_t *busy, size_t n) {
-  if (wait <= 0) return 0;
-  int64_t end = start + wait, covered = 0;
-  for (size_t i = 0; i < n && busy[2 * i] < end; i++) {
-    int64_t a = busy[2 * i] > start ? busy[2 * i] : start;
-    int64_t b = busy[2 * i + 1] < end ? busy[2 * i + 1] : end;
-    if (b > a) covered += b - a;
-  }
-  return wait - covered;
+an_wait_cover an_wait_cover_begin(int64_t start, int64_t wait, int64_t limit) {
+  int64_t end = wait > 0 ? start + wait : start;
+  return (an_wait_cover){wait, start, end < limit ? end : limit, start, 0};
 }
 
-void an_wait_union_add(int64_t *out, size_t *n, int64_t s, int64_t e, int64_t lo, int64_t hi) {
-  s = s > lo ? s : lo;
-  e = e < hi ? e : hi;
-  if (e <= s) return;
-  if (*n && s <= out[2 * *n - 1]) { /* touches the last: in start order, only it can */
-    if (e > out[2 * *n - 1]) out[2 * *n - 1] = e;
-    return;
-  }
-  out[2 * *n] = s;
-  out[2 * *n + 1] = e;
-  (*n)++;
+/* Every event added before started at or before s: those reaching past s cover all of
+ * [s, reach), so only the part of [s, e) past reach is new. */
+void an_wait_cover_add(an_wait_cover *c, int64_t s, int64_t e) {
+  int64_t from = s > c->reach ? s : c->reach, to = e < c->end ? e : c->end;
+  if (to <= from) return;
+  c->covered += to - from;
+  c->reach = to;
+}
+
+int64_t an_wait_cover_idle(const an_wait_cover *c) {
+  return c->wait > 0 ? c->wait - c->covered : 0;
 }
 
 static int by_group_dur(const void *pa, const void *pb, void *ctx) {

@@ -81,13 +81,21 @@ double an_wait_floor(const double *sorted, size_t m, double floor_pct);
  * other GPU event covers is time the GPU spent on nothing but the wait; the rest ran
  * beside other work that holds the step anyway.
  *
- * The part of [start, start + wait) that no interval of busy[0..n) covers: busy holds n
- * [start, end) pairs in ns (busy[2i], busy[2i + 1]), sorted by start and disjoint (as
- * an_wait_union makes them). 0 for wait <= 0. */
-int64_t an_wait_idle_ns(int64_t start, int64_t wait, const int64_t *busy, size_t n);
+ * The other GPU events come in order of start, one at a time (an_wait_cover_add); the
+ * cover keeps two numbers, not their intervals: holding every collective's intervals until
+ * the waits were known cost 18 MB on hta15 (15 copies of hta_async). */
+typedef struct an_wait_cover {
+  int64_t wait;       /* ns */
+  int64_t start, end; /* [start, start + wait) clipped to the collective's end */
+  int64_t reach;      /* the latest end of the events added so far, at least start */
+  int64_t covered;    /* the part of [start, end) they cover */
+} an_wait_cover;
 
-/* Merges [s, e) into the disjoint sorted pairs out[0..2 * *n) (room for one more pair),
- * clipped to [lo, hi); the intervals must come in order of start. Nothing outside it. */
-void an_wait_union_add(int64_t *out, size_t *n, int64_t s, int64_t e, int64_t lo, int64_t hi);
+/* The cover of wait ns from start, clipped to limit (the collective's end); none yet. */
+an_wait_cover an_wait_cover_begin(int64_t start, int64_t wait, int64_t limit);
+/* Adds event [s, e); events come in order of s. */
+void an_wait_cover_add(an_wait_cover *c, int64_t s, int64_t e);
+/* The part of the wait no event added covers; 0 for a wait <= 0. */
+int64_t an_wait_cover_idle(const an_wait_cover *c);
 
 #endif

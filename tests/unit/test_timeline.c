@@ -1587,6 +1587,27 @@ Test(waits, floor_per_group_and_wait_per_instance) {
   cr_assert_eq(an_wait_model(NULL, 0, 10, 20), AN_OK);
 }
 
+/* A wait's cover by the other GPU events, fed in order of start: overlapping and touching
+ * events count once, nothing before the wait's start or past its end (the wait or the
+ * collective's end, whichever is first) counts, and a wait of 0 leaves nothing idle. */
+Test(waits, the_idle_part_of_a_wait_is_what_no_event_covers) {
+  /* wait [100, 200) of a collective ending at 300 */
+  an_wait_cover c = an_wait_cover_begin(100, 100, 300);
+  an_wait_cover_add(&c, 50, 110);  /* 100-110 */
+  an_wait_cover_add(&c, 105, 120); /* 110-120 new */
+  an_wait_cover_add(&c, 120, 130); /* touches: 120-130 */
+  an_wait_cover_add(&c, 125, 128); /* inside: nothing */
+  an_wait_cover_add(&c, 150, 260); /* 150-200 */
+  cr_assert_eq(an_wait_cover_idle(&c), 100 - 30 - 50);
+  c = an_wait_cover_begin(100, 100, 140); /* the collective ends first */
+  an_wait_cover_add(&c, 90, 120);
+  an_wait_cover_add(&c, 130, 180); /* 130-140 */
+  cr_assert_eq(an_wait_cover_idle(&c), 100 - 20 - 10);
+  c = an_wait_cover_begin(100, 0, 300);
+  an_wait_cover_add(&c, 0, 50);
+  cr_assert_eq(an_wait_cover_idle(&c), 0);
+}
+
 /* Review 7 defect 1: buckets of unlike sizes (the all-reduces of a DDP hook, bytes as the
  * trace's In msg nelems x 4) are compared with every like message, not only equal sizes:
  * a bucket of a size no other has still gets a floor. The floor is the envelope (waits.h):
@@ -3422,8 +3443,8 @@ Test(report, untraced_host_work_is_an_item_between_its_ops, .init = setup, .fini
 /* Review 17 defect 10 (hta_event_sync_multistream's ids jump from 62 to 1385): the host goes
  * untraced after aten::mm (kernel A, launched at 10, ends at 20 + a_us) until aten::addmm
  * at 5015, while the process ran `skip` runtime calls, `others` of them recorded on thread 2
- * (the rest unrecorded). */
-static void untraced_with_calls(tb *b, int skip, int others, double a_us) {
+ * (the rest unrecorded), their ids rising with their starts, or falling. */
+static void untraced_with_calls(tb *b, int skip, int others, double a_us, bool falling) {
   tb_begin(b);
   host(b, "user_annotation", "ProfilerStep#1", 0, 6000);
   host(b, "cpu_op", "aten::mm", 5, 20);
@@ -3432,7 +3453,7 @@ static void untraced_with_calls(tb *b, int skip, int others, double a_us) {
     tb_add(b,
            "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventQuery\",\"pid\":1,"
            "\"tid\":2,\"ts\":%.3f,\"dur\":1,\"args\":{\"correlation\":%d}},",
-           1000.0 + i, b->corr + i);
+           1000.0 + i, b->corr + (falling ? others - 1 - i : i));
   b->corr += skip;
   host(b, "cpu_op", "aten::addmm", 5015, 20);
   launch(b, "kernel_b", 5020, 5030, 100);
@@ -3449,7 +3470,7 @@ Test(report, an_untraced_gap_whose_correlation_ids_jump_says_how_many_calls_ran,
   static const int skip[4] = {0, 500, 500, 500}, others[4] = {0, 0, 450, 0};
   for (int k = 0; k < 4; k++) {
     tb b;
-    untraced_with_calls(&b, skip[k], others[k], k == 3 ? 4000 : 500);
+    untraced_with_calls(&b, skip[k], others[k], k == 3 ? 4000 : 500, false);
     an_report *r = run_buffer(&b);
     const an_summary_item *it = untraced_item(r, "aten::mm", "aten::addmm");
     cr_assert_not_null(it, "case %d", k);
@@ -3468,6 +3489,25 @@ Test(report, an_untraced_gap_whose_correlation_ids_jump_says_how_many_calls_ran,
     } else
       cr_assert_null(strstr(md, "correlation ids"), "case %d", k);
     free(md);
+    an_report_destroy(r);
+  }
+}
+
+/* The count is the same whether the other thread's ids rise with its calls' starts (the
+ * index answers by thread) or fall (it sorts them by id apart): 500 skipped, 100 of them
+ * recorded on thread 2, no recorded call outside the jump: 400 ran unrecorded. */
+Test(report, unrecorded_calls_count_the_same_whatever_the_order_of_another_threads_ids,
+     .init = setup, .fini = teardown) {
+  for (int falling = 0; falling < 2; falling++) {
+    tb b;
+    untraced_with_calls(&b, 500, 100, 500, falling);
+    an_report *r = run_buffer(&b);
+    const an_summary_item *it = untraced_item(r, "aten::mm", "aten::addmm");
+    cr_assert_not_null(it, "falling %d", falling);
+    const an_idle_cause *x = rp_item_untraced(it);
+    cr_assert_eq(x->unrecorded_calls, 400, "falling %d: %lld", falling,
+                 (long long)x->unrecorded_calls);
+    cr_assert_eq(x->corr_to - x->corr_from, 501);
     an_report_destroy(r);
   }
 }
