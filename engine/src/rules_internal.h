@@ -32,6 +32,16 @@ typedef struct te_derived {
   uint64_t *accept;
 } te_derived;
 
+/* A classifier whose every rule is derived from one base classifier, with no matcher and
+ * no exclusion of its own (the overlap classes from the kernel categories), decides a
+ * name from the base's decision alone: its deciding rule (-1: the default) per base
+ * decision, the default first then each base rule, resolved at finalize. base NULL: the
+ * classifier reads the name. */
+typedef struct te_by_base {
+  const te_classifier *base;
+  int *rule;
+} te_by_base;
+
 struct te_rules {
   te_arena *arena;
   te_sections merged;
@@ -103,6 +113,8 @@ struct te_rules {
   struct te_prefilter **prefilters;
   /* per classifier, per rule: the derived rules' tables (NULL: by name, as before) */
   te_derived **derived;
+  /* per classifier: its decision from its base's alone, when that decides it (NULL: none) */
+  te_by_base *by_base;
   /* every `tokens:` entry of every matcher, for one-pass token matching (token_index.h) */
   te_token_index *token_index;
   /* the named matchers sorted by name at the start of finalize, for every lookup by name

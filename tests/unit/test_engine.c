@@ -523,6 +523,69 @@ Test(engine_vocabulary, derived_once_given_the_base_decision) {
   te_rules_destroy(r);
 }
 
+/* Two classifiers derived from `kernel` with the same rules: "pure" has nothing else, so
+ * it decides from the base's decision alone (rules.c, build_by_base); "reads" has one more
+ * rule with a matcher, so it reads the name as before. The order matters: a kind first,
+ * then its category, then two categories. */
+static const char *const derived_pack_extra =
+    "pack: d\n"
+    "version: 1\n"
+    "classifiers:\n"
+    "  - id: pure\n"
+    "    default: other\n"
+    "    categories:\n"
+    "      - {id: conv, meaning: convolutions}\n"
+    "      - {id: compute, meaning: matrix compute}\n"
+    "      - {id: moved, meaning: data movement or other}\n"
+    "      - {id: other, meaning: none of the above}\n"
+    "    rules:\n"
+    "      - {id: conv, category: conv, from: {classifier: kernel, categories: [convolution]}}\n"
+    "      - {id: compute, category: compute, from: {classifier: kernel, categories: [gemm]}}\n"
+    "      - {id: moved, category: moved, from: {classifier: kernel, categories: [memory, "
+    "other]}}\n"
+    "  - id: reads\n"
+    "    default: other\n"
+    "    categories:\n"
+    "      - {id: conv, meaning: convolutions}\n"
+    "      - {id: compute, meaning: matrix compute}\n"
+    "      - {id: moved, meaning: data movement or other}\n"
+    "      - {id: other, meaning: none of the above}\n"
+    "    rules:\n"
+    "      - {id: conv, category: conv, from: {classifier: kernel, categories: [convolution]}}\n"
+    "      - {id: compute, category: compute, from: {classifier: kernel, categories: [gemm]}}\n"
+    "      - {id: moved, category: moved, from: {classifier: kernel, categories: [memory, "
+    "other]}}\n"
+    "      - {id: never, category: other, match: {tokens: [zzz_never_a_kernel]}}\n";
+
+/* A classifier derived wholly from its base, given the base's decision, answers as one
+ * that reads the name (the same rules plus a matcher that never hits): for every base
+ * decision, the default included, whatever the name; and as it does when it asks the
+ * base itself. */
+Test(engine_vocabulary, wholly_derived_decides_from_the_base_alone) {
+  const char *packs[] = {vocab_pack, derived_pack_extra};
+  te_rules *r = rules_from(packs, 2);
+  const te_classifier *kernel = te_rules_classifier(r, "kernel");
+  cr_assert_not_null(kernel);
+  const char *names[] = {"unknown_kernel", "sm80_xmma_fprop_implicit_gemm", "tiny_copy"};
+  for (int at = -1; at < (int)kernel->n_rules; at++)
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+      const te_class_rule *got = NULL, *want = NULL;
+      const char *pure = te_rules_classify_once_given(r, "pure", names[i], "kernel", at, &got);
+      const char *reads = te_rules_classify_once_given(r, "reads", names[i], "kernel", at, &want);
+      cr_assert_str_eq(pure, reads, "base rule %d, %s", at, names[i]);
+      cr_assert_str_eq(got ? got->id : "-", want ? want->id : "-", "base rule %d, %s", at,
+                       names[i]);
+    }
+  cr_assert_str_eq(te_rules_classify_once_given(r, "pure", "unknown_kernel", "kernel", 1, NULL),
+                   "conv", "the given decision (conv), not the name's (the default)");
+  cr_assert_str_eq(te_rules_classify_once_given(r, "pure", "x", "kernel", -1, NULL), "moved",
+                   "the base's default category is a label too");
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    cr_assert_str_eq(te_rules_classify_once(r, "pure", names[i], NULL),
+                     te_rules_classify_once(r, "reads", names[i], NULL), "%s", names[i]);
+  te_rules_destroy(r);
+}
+
 /* A derived classifier asked once leaves its base classifier's cache alone too (the
  * kernel map asks each kernel name once; a base cache would copy every name), and
  * decides as the cached form does. */
