@@ -1675,8 +1675,13 @@ typedef struct an_summary_item {
                              is a lower bound of what its activity stalls (the Limits) */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the
                              launch call itself is AN_IDLE_LAUNCH) */
-  size_t n_more;          /* other evidence rows: merged into this item (same root cause), or the
-                             time-account rows an overlap item quotes its own time from */
+  /* alloc items: the thread released the allocator's blocks (matcher allocator_release:
+   * an explicit cache clear such as torch.cuda.empty_cache()) before these allocations
+   * (the cause's child), so the step allocates again what the clear gave back: the clear's
+   * place, not an allocator setting, is the lever (blind review 19 defect 11). */
+  bool alloc_after_release;
+  size_t n_more; /* other evidence rows: merged into this item (same root cause), or the
+                    time-account rows an overlap item quotes its own time from */
   char more[AN_ITEM_MORE][64];            /* their anchors */
   size_t more_left;                       /* rows past AN_ITEM_MORE: merged, not linked
                                              (the line counts them) */

@@ -485,6 +485,15 @@ void sm_host_block_item(sm_ctx *c) {
   it->count = b->n;
 }
 
+/* The allocator stalling every step: an item of cause i; a release lead before its
+ * allocations (an alloc cause's child, release_extra in timeline.c) makes the clear's
+ * place its lever: expandable segments or a warm-up before the clear cannot keep blocks the
+ * step's own harness hands back (review 19 defect 11: hta_alexnet's [param|clear_cache]). */
+static void alloc_item(sm_ctx *c, const an_idle_cause *x, size_t i) {
+  an_summary_item *it = named_idle(c, x, i, AN_ACTION_HOST_STALL, AN_PART_ALL);
+  if (it) it->alloc_after_release = x->child != NULL;
+}
+
 /* The member lists sm_idle_items fills, each of at most one row per cause. */
 enum { LIST_LAUNCH, LIST_QUEUED, LIST_STALLS, LIST_REGION, LIST_DROPPED, LISTS };
 
@@ -505,7 +514,7 @@ void sm_idle_items(sm_ctx *c) {
     if (x->kind == AN_IDLE_SYNC || x->kind == AN_IDLE_BLOCKED) /* blocked: in another thread */
       stall_lever(c, named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, AN_PART_ALL));
     else if (x->kind == AN_IDLE_ALLOC) /* the allocator stalls every step */
-      named_idle(c, x, i, AN_ACTION_HOST_STALL, AN_PART_ALL);
+      alloc_item(c, x, i);
     /* queued work waiting long; not on a trace filtered or sampled to GPU work, which drops
      * kernels too: its gap may be a dropped kernel (review 8; the Limits say so) */
     else if ((x->kind == AN_IDLE_DEPENDENCY || x->kind == AN_IDLE_EVENT_WAIT ||

@@ -601,6 +601,12 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
     return "Take the blocking call off the step's critical path";
   if (rp_item_untraced(it)) return "Find the host work the profiler did not trace";
+  if (it->action == AN_ACTION_HOST_STALL && it->alloc_after_release)
+    return "Keep the cache clear out of the measured step: clear before the warm-up, or warm "
+           "up again after the clear, so the step reuses cached blocks instead of allocating "
+           "what the clear handed back (an allocator setting such as expandable_segments does "
+           "not stop that re-allocation); or pre-allocate the buffers, or capture the step in "
+           "a CUDA graph";
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
     return "Stop allocating inside the measured step: warm up before measuring, let the "
            "caching allocator keep its blocks (no torch.cuda.empty_cache(); "

@@ -2410,6 +2410,12 @@ Test(summary, allocation_names_the_release_before_the_step, .init = setup, .fini
                             "a lead: before these allocations (since the previous step) the "
                             "host released memory with `cudaFree` under `[param|clear_cache]`"),
                      "%s", basis);
+  /* review 19 defect 11: after a clear, the clear's place is the lever, not the allocator's
+   * setting (expandable segments re-map what the clear released all the same) */
+  cr_assert(it->alloc_after_release);
+  const char *act = rp_summary_action(it, AN_WORKLOAD_UNKNOWN);
+  cr_assert_not_null(strstr(act, "Keep the cache clear out of the measured step"), "%s", act);
+  cr_assert_null(strstr(act, "expandable_segments:True"), "%s", act);
   expect_bounds(r);
   an_report_destroy(r);
   allocating_steps(&b, 4, 4); /* each step's last allocator call before it is a cudaMalloc */
@@ -2417,6 +2423,9 @@ Test(summary, allocation_names_the_release_before_the_step, .init = setup, .fini
   it = item_of(r, AN_ACTION_HOST_STALL);
   cr_assert_not_null(it);
   cr_assert_null(it->timeline->total.causes[it->rows[0].row].child);
+  cr_assert_not(it->alloc_after_release);
+  act = rp_summary_action(it, AN_WORKLOAD_UNKNOWN);
+  cr_assert_not_null(strstr(act, "expandable_segments:True"), "%s", act);
   an_report_destroy(r);
 }
 
