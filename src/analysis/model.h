@@ -1750,8 +1750,13 @@ typedef struct an_summary_item {
    * SGLang prefill's gate_up GEMM at 457 TFLOP/s beside down, QKV and o_proj at 543-629):
    * the shape, its kernel row, its rate, its siblings' rate (their work over their time) and
    * range, and what tuning that one shape to their rate wins per step (outlier_top_us: to the
-   * fastest sibling's). outlier NULL: none. */
+   * fastest sibling's). outlier NULL: none, or outlier_kernel: the unit is the whole kernel
+   * row, which has no shapes (review 19 defect 7: a graph replay's launches costed from the
+   * model's dimensions), of outlier_launches launches; outlier_sibs: its siblings. Rates
+   * are past the launches' latency floors under roofline.launch_ramp. */
   const an_roofline_shape *outlier;
+  bool outlier_kernel;
+  size_t outlier_launches, outlier_sibs;
   size_t outlier_row;
   double outlier_rate, outlier_sib_rate, outlier_sib_lo, outlier_sib_hi;
   double outlier_us, outlier_top_us;

@@ -332,16 +332,53 @@ static void ceiling_member(an_summary_item *it, const an_roofline *f) {
 
 #define US_PER_S 1e6
 
-/* A shape's rate in its row's limiter unit (TFLOP/s compute-bound, TB/s memory-bound). */
-static double shape_rate(const an_roofline *f, const an_roofline_shape *sh) {
-  double work = f->limiter == AN_LIMIT_COMPUTE ? sh->flops : sh->bytes;
-  return sh->time_us > 0 ? work * (double)sh->launches / (sh->time_us * US_PER_S) : 0;
+/* A unit of a tuning item's rates: one shape of a member (its CPU op and Input Dims), or a
+ * member row as a whole when it has no shapes (a graph replay's launches costed from the
+ * model's dimensions: no op, so no shape; review 19 defect 7). */
+typedef struct rl_unit {
+  const rl_cand *v;
+  const an_roofline_shape *sh; /* NULL: the row as a whole */
+} rl_unit;
+
+/* A unit's launches, and its time past their latency floors when roofline.launch_ramp
+ * holds (time = floor + work / rate a launch: launches of a few MB pay a larger share of
+ * fixed cost, so a rate compared across sizes is the work's, past the floors). */
+static size_t unit_launches(const rl_unit *u) {
+  return u->sh ? u->sh->launches : u->v->f->launches_with_shapes;
 }
 
-/* Whether a shape is evidence of a rate (roofline.comparable_min_us, _min_launches). */
-static bool shape_counts(const sm_ctx *c, const an_roofline_shape *sh) {
-  return sh->time_us >= c->s->roofline_comparable_min_us &&
-         sh->launches >= (size_t)c->s->roofline_comparable_min_launches;
+static double unit_time(const rl_unit *u) {
+  double t = u->sh ? u->sh->time_us : u->v->f->time_us;
+  double floors = u->v->f->floor_added ? u->v->f->latency_floor_us * (double)unit_launches(u) : 0;
+  return t > floors ? t - floors : 0;
+}
+
+/* Its work in its row's limiter (FLOPs compute-bound, bytes memory-bound). */
+static double unit_work(const rl_unit *u) {
+  const an_roofline *f = u->v->f;
+  bool compute = f->limiter == AN_LIMIT_COMPUTE;
+  if (!u->sh) return compute ? f->flops : f->bytes;
+  return (compute ? u->sh->flops : u->sh->bytes) * (double)u->sh->launches;
+}
+
+/* Its rate in the limiter's unit (TFLOP/s compute-bound, TB/s memory-bound). */
+static double unit_rate(const rl_unit *u) {
+  double t = unit_time(u);
+  return t > 0 ? unit_work(u) / (t * US_PER_S) : 0;
+}
+
+/* Whether a unit is evidence of a rate: roofline.comparable_min_us of time over
+ * comparable_min_launches launches, not a latency-bound row's, and its floors at most
+ * roofline.evidence_max_floor_pct of its time (a rate of launches that are mostly fixed
+ * cost says they are tiny, not slow: vLLM decode's router GEMM, its sliding-window
+ * attention). */
+static bool unit_counts(const sm_ctx *c, const rl_unit *u) {
+  size_t n = unit_launches(u);
+  double t = u->sh ? u->sh->time_us : u->v->f->time_us;
+  double floors = u->v->f->latency_floor_us * (double)n;
+  return !u->v->f->latency_bound && t >= c->s->roofline_comparable_min_us &&
+         n >= (size_t)c->s->roofline_comparable_min_launches &&
+         floors <= t * c->s->roofline_evidence_max_floor_pct / 100.0;
 }
 
 /* Whether v[j] is in the item of v[i] (group_item marked it done; an earlier item of
@@ -350,42 +387,58 @@ static bool member(const sm_ctx *c, const rl_cand *v, size_t i, size_t j) {
   return v[j].done && v[j].acts && v[j].f && same_group(c, &v[i], &v[j]);
 }
 
-/* The item's slowest shape, when it runs under roofline.outlier_below_pct of the rate its
- * sibling shapes (the item's other shapes) reach together: named, with what tuning that
- * one shape to their rate wins per step (review 18 defect 4). */
+/* The k-th unit of member v[j] (its shapes, else the row itself as its one unit); false
+ * past its last. */
+static bool unit_at(const rl_cand *w, size_t k, rl_unit *u) {
+  size_t n = w->f->n_shapes ? w->f->n_shapes : 1;
+  if (k >= n) return false;
+  *u = (rl_unit){w, w->f->n_shapes ? &w->f->shapes[k] : NULL};
+  return true;
+}
+
+/* The item's slowest unit (a shape, or a kernel without shapes), when it runs under
+ * roofline.outlier_below_pct of the rate each of its sibling units (the item's others)
+ * reaches: named, with their rate together (their work over their time) and what tuning
+ * that one unit to it wins per step (review 18 defect 4; review 19 defect 7: vLLM decode's MoE down
+ * projection at 0.9 TB/s beside its gate_up at 2.07, both graph-replayed with bytes from the
+ * model's dimensions). */
 static void outlier_shape(const sm_ctx *c, const rl_cand *v, size_t n, size_t i,
                           an_summary_item *it) {
-  const rl_cand *slow = NULL;
-  const an_roofline_shape *low = NULL;
-  for (size_t j = i; j < n; j++) /* the slowest counted shape of the item's members */
-    for (size_t k = 0; member(c, v, i, j) && k < v[j].f->n_shapes; k++) {
-      const an_roofline_shape *sh = &v[j].f->shapes[k];
-      if (shape_counts(c, sh) && (!low || shape_rate(v[j].f, sh) < shape_rate(slow->f, low)))
-        slow = &v[j], low = sh;
-    }
-  if (!low) return;
+  rl_unit low = {0}, u;
+  for (size_t j = i; j < n; j++) /* the slowest counted unit of the item's members */
+    for (size_t k = 0; member(c, v, i, j) && unit_at(&v[j], k, &u); k++)
+      if (unit_counts(c, &u) && (!low.v || unit_rate(&u) < unit_rate(&low))) low = u;
+  if (!low.v) return;
   double work = 0, time = 0, lo = 0, hi = 0;
+  size_t sibs = 0;
   for (size_t j = i; j < n; j++)
-    for (size_t k = 0; member(c, v, i, j) && k < v[j].f->n_shapes; k++) {
-      const an_roofline_shape *sh = &v[j].f->shapes[k];
-      if (sh == low || !shape_counts(c, sh)) continue;
-      double rate = shape_rate(v[j].f, sh);
-      work += rate * sh->time_us;
-      time += sh->time_us;
+    for (size_t k = 0; member(c, v, i, j) && unit_at(&v[j], k, &u); k++) {
+      if ((u.v == low.v && u.sh == low.sh) || !unit_counts(c, &u)) continue;
+      double rate = unit_rate(&u);
+      sibs++;
+      work += rate * unit_time(&u);
+      time += unit_time(&u);
       lo = lo > 0 && lo < rate ? lo : rate;
       hi = hi > rate ? hi : rate;
     }
-  double sib = time > 0 ? work / time : 0, rate = shape_rate(slow->f, low);
-  if (sib <= 0 || rate >= sib * c->s->roofline_outlier_below_pct / 100.0) return;
+  double sib = time > 0 ? work / time : 0, rate = unit_rate(&low);
+  /* one unit alone below every other (the slowest sibling's rate too): two units at one
+   * low rate are a slow group, no outlier (SGLang decode's QKV and o_proj GEMMs, both at
+   * 2.0 TB/s beside gate_up at 3.0) */
+  if (sib <= 0 || rate >= lo * c->s->roofline_outlier_below_pct / 100.0) return;
+  const rl_cand *slow = low.v;
   double per_step = slow->f->time_us > 0 ? slow->t / slow->f->time_us : 0;
-  it->outlier = low;
+  it->outlier = low.sh;
+  it->outlier_kernel = !low.sh;
+  it->outlier_launches = low.sh ? low.sh->launches : slow->f->launches_with_shapes;
+  it->outlier_sibs = sibs;
   it->outlier_row = slow->row;
   it->outlier_rate = rate;
   it->outlier_sib_rate = sib;
   it->outlier_sib_lo = lo;
   it->outlier_sib_hi = hi;
-  it->outlier_us = low->time_us * (1 - rate / sib) * per_step;
-  it->outlier_top_us = low->time_us * (1 - rate / hi) * per_step;
+  it->outlier_us = unit_time(&low) * (1 - rate / sib) * per_step;
+  it->outlier_top_us = unit_time(&low) * (1 - rate / hi) * per_step;
 }
 
 /* The item of the group whose largest kernel is v[i]'s row (rows are time-descending). */

@@ -1460,22 +1460,42 @@ static void taken_text(const an_summary_item *it, char *b, size_t cap) {
 
 static void other_term(const an_roofline *f, char *b, size_t cap);
 
-/* The one shape of a tuning item's kernels that runs well below its siblings' rate, and
- * what tuning it to theirs wins ("" none; review 18 defect 4). */
+/* The one shape of a tuning item's kernels (or one kernel, when they have no shapes) that
+ * runs well below its siblings' rate, and what tuning it to theirs wins ("" none; review 18
+ * defect 4, review 19 defect 7). */
 static void outlier_text(const an_summary_item *it, char *b, size_t cap) {
   *b = 0;
-  if (!it->outlier || !it->roofline) return;
-  const char *unit = it->roofline->limiter == AN_LIMIT_COMPUTE ? "TFLOP/s" : "TB/s";
+  if ((!it->outlier && !it->outlier_kernel) || !it->roofline) return;
+  bool compute = it->roofline->limiter == AN_LIMIT_COMPUTE;
+  const char *unit = compute ? "TFLOP/s" : "TB/s";
+  int dp = compute ? 0 : 2; /* TB/s rates differ in their second digit */
   char won[32], top[32];
   rp_fmt_ms(won, sizeof won, it->outlier_us);
   rp_fmt_ms(top, sizeof top, it->outlier_top_us);
-  snprintf(b, cap,
-           "; the outlier is one shape, K%zu's `%s` %s (%zu launches), at %.0f %s where the "
-           "other shapes run at %.0f-%.0f (%.0f over their time): tuning that shape alone to "
-           "their rate wins at most %s ms/step of this bound (%s at the fastest's rate)",
-           it->outlier_row + 1, it->outlier->op, it->outlier->dims, it->outlier->launches,
-           it->outlier_rate, unit, it->outlier_sib_lo, it->outlier_sib_hi, it->outlier_sib_rate,
-           won, top);
+  if (it->outlier)
+    snprintf(b, cap, "; the outlier is one shape, K%zu's `%s` %s (%zu launches)",
+             it->outlier_row + 1, it->outlier->op, it->outlier->dims, it->outlier->launches);
+  else
+    snprintf(b, cap,
+             "; the outlier is one kernel, K%zu (%zu launches; its work from the model's "
+             "dimensions, no shapes of its own)",
+             it->outlier_row + 1, it->outlier_launches);
+  size_t len = strlen(b);
+  if (len + 1 >= cap) return;
+  const char *whose = it->outlier ? "shape" : "kernel";
+  const char *past = it->roofline->floor_added ? " past its launches' latency floor" : "";
+  if (it->outlier_sibs > 1)
+    snprintf(b + len, cap - len,
+             ", at %.*f %s%s where the other %ss run at %.*f-%.*f (%.*f over their time): "
+             "tuning that %s alone to their rate wins at most %s ms/step of this bound (%s at "
+             "the fastest's rate)",
+             dp, it->outlier_rate, unit, past, whose, dp, it->outlier_sib_lo, dp,
+             it->outlier_sib_hi, dp, it->outlier_sib_rate, whose, won, top);
+  else
+    snprintf(b + len, cap - len,
+             ", at %.*f %s%s where the other %s runs at %.*f: tuning that %s alone to its rate "
+             "wins at most %s ms/step of this bound",
+             dp, it->outlier_rate, unit, past, whose, dp, it->outlier_sib_rate, whose, won);
 }
 
 /* A roofline item of several kernels of one family: their range against their bounds,
