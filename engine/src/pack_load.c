@@ -1018,9 +1018,10 @@ static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e
   if ((x = ty_get(item, "workloads"))) parse_fusion_workloads(v, x, &e->pat);
 }
 
-/* since: {version, change}: the release that first has the fused path's switch. */
+/* since: {version, change, switch}: the release that first has the fused path's switch,
+ * and that switch. */
 static void parse_since(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
-  static const char *const keys[] = {"version", "change", NULL};
+  static const char *const keys[] = {"version", "change", "switch", NULL};
   if (!te_expect_map(v, x, "since")) return;
   te_check_keys(v, x, keys, "since");
   const ty_node *y = ty_get(x, "version");
@@ -1029,6 +1030,7 @@ static void parse_since(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
   else
     te_verr(v, x, "since needs a version");
   if ((y = ty_get(x, "change"))) p->since_change = te_get_nonempty_str(v, y, "since.change");
+  if ((y = ty_get(x, "switch"))) p->since_switch = te_get_nonempty_str(v, y, "since.switch");
 }
 
 static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {

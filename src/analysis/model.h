@@ -700,8 +700,9 @@ typedef struct an_fuse_row {
   const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
   /* The pattern's since (review 18 defect 10): the framework (its label, from the rules),
    * the release that first has the path's switch and the change that added it; NULL:
-   * not stated. Borrowed. */
-  const char *since_framework, *since_version, *since_change;
+   * not stated; since_switch: the setting that turns it on there (review 19 defect 12),
+   * NULL: not stated. Borrowed. */
+  const char *since_framework, *since_version, *since_change, *since_switch;
   an_platform port_platform; /* origin AN_FUSION_PORT: the platform the path lacks */
   /* Review 17 defect 4: the piece the chain's riders feed (the per-head norm that reads the
    * Q/K copy; a kernel name of related) and its lever (the pattern's chain.rider_lever),
@@ -1777,8 +1778,11 @@ typedef struct an_summary_item {
   size_t batch_tokens;
   double batch_factor, batch_ridge;
   /* Fusion items: their row's since (an_fuse_row.since_*; review 18 defect 10), the
-   * release the path's switch needs; NULL: not stated. */
-  const char *since_framework, *since_version, *since_change;
+   * release the path's switch needs, and that switch (review 19 defect 12: a path a release
+   * has is an upgrade and a setting, not a port); NULL: not stated. since_cap_tokens: the
+   * row's token cap (an_fuse_row.cap_tokens): the path fuses only steps up to it, 0: none. */
+  const char *since_framework, *since_version, *since_change, *since_switch;
+  long since_cap_tokens;
   /* The run executed torch.compile'd code (an_provenance.compiled): the texts that would
    * propose torch.compile (launch-bound, the eager chains) propose what is left instead. */
   bool compiled_run;
@@ -1896,6 +1900,7 @@ typedef struct an_summary_item {
   an_action not_additive_action; /* its action: the text names it (review 16 defect 6: "the
                                     action of K9" named an action the report lists nowhere) */
   an_platform not_additive_port; /* that item's port_platform (a port to this platform) */
+  bool not_additive_upgrade;     /* that item is an upgrade and a switch (an_summary_upgrade) */
   /* A pooled item of the items of one stage whose actions share a change
    * (summary.shared_changes; pool members are in pool): the change (borrowed from the
    * rules); NULL: none (review 15 defect 4: one change is one item). */

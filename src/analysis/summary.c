@@ -383,6 +383,7 @@ static void merge_into(const sm_carried *carried, an_summary_item *into,
       into->not_additive_adds = merge_and_tune(into, it);
       into->not_additive_lever = into->not_additive_adds ? it->lever : NULL;
       into->not_additive_port = it->port_platform;
+      into->not_additive_upgrade = an_summary_upgrade(it);
     }
     sm_more(into, it->anchor);
     for (size_t i = 0; i < it->n_more; i++) sm_more(into, it->more[i]);
@@ -561,6 +562,11 @@ static an_status build_categories(an_stage_report *stages, size_t n_stages, an_s
 bool an_summary_capture_again(const an_summary_item *it) {
   return it->graph_unrecorded ||
          (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_FILTERED);
+}
+
+bool an_summary_upgrade(const an_summary_item *it) {
+  return it->action == AN_ACTION_PORT_FUSION && it->since_switch &&
+         it->port_platform == AN_PLATFORM_UNKNOWN;
 }
 
 void an_summary_reprofile_item(an_report *rep) {

@@ -48,6 +48,11 @@ void an_summary_reprofile_item(an_report *rep);
  * unexplained) and comes before every other item (blind review 19 defect 3:
  * hta_sampled_2ranks' "profile again unfiltered" read "at most 283.65 ms/step"). */
 bool an_summary_capture_again(const an_summary_item *it);
+/* Whether a fusion item's path is in a framework release with a switch the packs state
+ * (since.switch) and no port to another platform: its action is to upgrade to that release
+ * and set the switch, not a port (review 19 defect 12: vLLM's pass_config rows read "Port the
+ * upstream fused path"). */
+bool an_summary_upgrade(const an_summary_item *it);
 void an_summary_free(an_summary_data *d);
 
 /* Whether stage st launches its kernels one by one (its graph-replayed share of the kernel

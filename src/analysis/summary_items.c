@@ -1314,6 +1314,8 @@ void sm_fusion_items(sm_ctx *c) {
     it->since_framework = r->since_framework;
     it->since_version = r->since_version;
     it->since_change = r->since_change;
+    it->since_switch = r->since_switch;
+    if (r->since_version) it->since_cap_tokens = r->cap_tokens;
     if (r->origin == AN_FUSION_PORT) it->port_platform = r->port_platform;
     it->n_roles = r->n_roles;
     it->roles = r->roles;

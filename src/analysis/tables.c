@@ -788,6 +788,7 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
     r->since_framework = opt->framework_label;
     r->since_version = p->since_version;
     r->since_change = p->since_change;
+    r->since_switch = p->since_switch;
   }
   if (!fill_roles(r, p, m)) return false;
   fill_fed(r, p, m, st);

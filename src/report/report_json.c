@@ -161,12 +161,14 @@ static cJSON *repo_array(const an_fuse_row *r) {
 }
 
 /* "since" (only when the pattern states it; review 18 defect 10): the framework release
- * that first has the fused path's switch, and the change that added it. */
+ * that first has the fused path's switch, the change that added it, and the switch (review
+ * 19 defect 12). */
 static bool fuse_since_json(cJSON *o, const an_fuse_row *r) {
   cJSON *x = cJSON_AddObjectToObject(o, "since");
   return x && add_str_or_null(x, "framework", r->since_framework) &&
          cJSON_AddStringToObject(x, "version", r->since_version) &&
-         add_str_or_null(x, "change", r->since_change);
+         add_str_or_null(x, "change", r->since_change) &&
+         add_str_or_null(x, "switch", r->since_switch);
 }
 
 static bool fuse_json(cJSON *fs, const an_fuse_row *r) {

@@ -260,15 +260,16 @@ static void merge_sentence(ut_buf *t, const an_fuse_row *r) {
     ut_buf_addf(t, "%.0f TFLOP/s. ", hi);
 }
 
-void rp_since_text(const char *framework, const char *version, const char *change, char *b,
-                   size_t cap) {
+void rp_since_text(const char *framework, const char *version, const char *change, const char *sw,
+                   char *b, size_t cap) {
   if (!version) {
     if (cap) *b = '\0';
     return;
   }
-  snprintf(b, cap, "needs %s >= %s%s%s%s, a version the trace does not state",
+  snprintf(b, cap, "needs %s >= %s%s%s%s, a version the trace does not state%s%s%s",
            framework ? framework : "the framework", version, change ? " (" : "",
-           change ? change : "", change ? ")" : "");
+           change ? change : "", change ? ")" : "", sw ? ": upgrade to it and set `" : "",
+           sw ? sw : "", sw ? "`" : "");
 }
 
 char *rp_fuse_rationale(const an_fuse_row *r) {
@@ -302,7 +303,8 @@ char *rp_fuse_rationale(const an_fuse_row *r) {
   ut_buf_add(&t, r->rationale_hint ? r->rationale_hint : "");
   if (r->since_version) { /* review 18 defect 10: the switch's release, never guessed */
     char v[256];
-    rp_since_text(r->since_framework, r->since_version, r->since_change, v, sizeof v);
+    rp_since_text(r->since_framework, r->since_version, r->since_change, r->since_switch, v,
+                  sizeof v);
     ut_buf_addf(&t, " It %s.", v);
   }
   char *s = text_done(&t);

@@ -55,10 +55,11 @@ char *rp_fuse_locations_cell(const an_fuse_row *r); /* "func @ path:line<br>..."
 char *rp_fuse_candidates_cell(const an_fuse_row *r, bool with_repos);
 char *rp_fuse_rationale(const an_fuse_row *r); /* the sentence, then the hint */
 /* "needs vLLM >= 0.16.0 (vllm-project/vllm#30976), a version the trace does not state": the
- * release a fused path's switch needs (a pattern's since; review 18 defect 10); "" when
- * version is NULL. */
-void rp_since_text(const char *framework, const char *version, const char *change, char *b,
-                   size_t cap);
+ * release a fused path's switch needs (a pattern's since; review 18 defect 10), then ": upgrade
+ * to it and set `SWITCH`" when the pattern states the switch (sw; review 19 defect 12); ""
+ * when version is NULL. */
+void rp_since_text(const char *framework, const char *version, const char *change, const char *sw,
+                   char *b, size_t cap);
 char *rp_fuse_status(const an_fuse_row *r);      /* "mainline direct", "pending split" */
 const char *rp_fuse_confidence(an_confidence c); /* "Confirmed", "Candidate", "unknown" */
 /* The Confidence cell: "in use", "in use (other stage)", "over cap", else the confidence. */

@@ -554,7 +554,12 @@ const char *rp_port_action(an_platform to) {
   return rp_action(AN_ACTION_PORT_FUSION);
 }
 
+/* A path a framework release has, with the switch that turns it on (review 19 defect 12). */
+static const char *const UPGRADE_ACTION =
+    "Upgrade the framework to a release with the fused pass, and turn on";
+
 const char *rp_merged_action(const an_summary_item *it) {
+  if (it->not_additive_upgrade) return UPGRADE_ACTION;
   return it->not_additive_action == AN_ACTION_PORT_FUSION ? rp_port_action(it->not_additive_port)
                                                           : rp_action(it->not_additive_action);
 }
@@ -567,8 +572,17 @@ static const char *pool_action(const an_summary_item *it) {
     return "Make the one change these items share";
   if (it->kind != AN_SUMMARY_FUSION)
     return "Take the host off the step's critical path (several small stalls between GPU work)";
-  size_t ports = 0;
-  for (size_t k = 0; k < it->n_pool; k++) ports += it->pool[k].action == AN_ACTION_PORT_FUSION;
+  size_t ports = 0, upgrades = 0;
+  for (size_t k = 0; k < it->n_pool; k++) {
+    upgrades += an_summary_upgrade(&it->pool[k]);
+    ports += it->pool[k].action == AN_ACTION_PORT_FUSION && !an_summary_upgrade(&it->pool[k]);
+  }
+  if (upgrades == it->n_pool)
+    return "Upgrade the framework to a release with these fused passes, and turn them on "
+           "(several small passes)";
+  if (!ports && upgrades)
+    return "Turn on the framework's fused passes, after an upgrade for those a newer release "
+           "has (several small passes)";
   return ports == it->n_pool ? "Port the framework's upstream fused paths (several small passes)"
          : ports             ? "Turn on or port the framework's fused paths (several small passes)"
                  : "Turn on the framework's fused paths (one configuration, several small passes)";
@@ -635,6 +649,7 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE)
     return "Find what holds the queued work, outside this trace (a graph's wait node, another "
            "thread or process, another rank, or the clocks' skew)";
+  if (an_summary_upgrade(it)) return UPGRADE_ACTION;
   if (it->action == AN_ACTION_PORT_FUSION) return rp_port_action(it->port_platform);
   if (it->action == AN_ACTION_KERNEL_LEVER && it->basis == AN_BASIS_FOLDED)
     return "Fold these kernels into one fused kernel (the change their family names)";
@@ -2086,6 +2101,10 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
   trend_text(it, b, cap);
 }
 
+/* A path with a token cap fuses only steps up to it (review 19 defect 12: vLLM's
+ * fuse_rope_kvcache applies to decode-sized batches only): its bound holds for such steps. */
+#define TOKEN_CAP_TEXT " (the pass fuses only steps of up to %ld tokens)"
+
 /* A pooled item: the sum of its members' bounds, each member's action, subject and bound,
  * and its lever where it names one; a change's pool (same_change) each member's basis too,
  * its members being of unlike kinds (GPU idle, kernel time). */
@@ -2113,8 +2132,11 @@ static void pool_basis(const an_summary_item *it, an_workload w, char *b, size_t
       len += (size_t)snprintf(b + len, cap - len, " at most %s ms/step (%.1f%%)", t, m->share_pct);
     if (m->since_version && len < cap) { /* review 18 defect 10 */
       char v[256];
-      rp_since_text(m->since_framework, m->since_version, m->since_change, v, sizeof v);
+      rp_since_text(m->since_framework, m->since_version, m->since_change, m->since_switch, v,
+                    sizeof v);
       len += (size_t)snprintf(b + len, cap - len, ", %s", v);
+      if (m->since_cap_tokens > 0 && len < cap)
+        len += (size_t)snprintf(b + len, cap - len, TOKEN_CAP_TEXT, m->since_cap_tokens);
     }
     bool again = false; /* a lever an earlier member gave: named once */
     for (size_t j = 0; j < k && m->lever; j++) again = again || it->pool[j].lever == m->lever;
@@ -2134,8 +2156,11 @@ static void since_clause(const an_summary_item *it, char *b, size_t cap) {
   size_t len = strlen(b);
   if (!it->since_version || len >= cap) return;
   char v[256];
-  rp_since_text(it->since_framework, it->since_version, it->since_change, v, sizeof v);
-  snprintf(b + len, cap - len, "; %s", v);
+  rp_since_text(it->since_framework, it->since_version, it->since_change, it->since_switch, v,
+                sizeof v);
+  len += (size_t)snprintf(b + len, cap - len, "; %s", v);
+  if (it->since_cap_tokens > 0 && len < cap)
+    snprintf(b + len, cap - len, TOKEN_CAP_TEXT, it->since_cap_tokens);
 }
 
 /* A merge item whose sibling runs sit in several functions names them, the largest saving

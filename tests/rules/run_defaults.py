@@ -21,7 +21,9 @@ def run(args):
 def since_missing():
     """Review 18 defect 10: a fusion pattern whose rationale names a framework config key
     (pass_config.KEY) states the release that first has it (since: {version, change}), so
-    its row says which release it needs; the ids of those that do not."""
+    its row says which release it needs, and its switch in that release naming the key
+    (since.switch; review 19 defect 12: such a path is an upgrade and a flag, not a port);
+    the ids of those that do not."""
     rules = os.environ.get("TRIAGE_RULES_DIR", "rules")
     out = []
     for name in sorted(os.listdir(rules)):
@@ -32,7 +34,9 @@ def since_missing():
         for b in blocks:
             hint = re.search(r"^    rationale_hint: (.*)$", b, re.M)
             since = re.search(r'^    since: \{version: "[^"]+"', b, re.M)
-            if hint and "pass_config." in hint.group(1) and not since:
+            key = re.search(r"pass_config\.(\w+)", hint.group(1)) if hint else None
+            switch = re.search(r'^    since: \{.*switch: "([^"]+)"', b, re.M)
+            if key and (not since or not switch or key.group(1) not in switch.group(1)):
                 out.append(b.split("\n", 1)[0])
     return out
 
@@ -41,7 +45,7 @@ def main():
     triage, user_pack = sys.argv[1], sys.argv[2]
     failures = []
     for pid in since_missing():
-        failures.append(f"fusion pattern {pid} names a pass_config key and no since version")
+        failures.append(f"fusion pattern {pid} names a pass_config key and no since version and switch")
     rc, out, err = run([triage, "rules", "check"])
     if rc != 0 or not re.search(r"^\d+ packs OK$", out, re.M):
         failures.append(f"rules check: exit {rc}, stdout {out!r}, stderr {err!r}")

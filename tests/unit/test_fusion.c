@@ -853,6 +853,16 @@ Test(ports, a_path_the_platform_lacks_is_a_port) {
   cr_assert(strstr(rp_summary_action(&it, AN_WORKLOAD_SERVING), "Port the fused path to ROCm"));
   it.port_platform = AN_PLATFORM_UNKNOWN;
   cr_assert_str_eq(rp_summary_action(&it, AN_WORKLOAD_SERVING), "Port the upstream fused path");
+  /* review 19 defect 12: a path a release has, with its switch, is an upgrade and the switch;
+   * a path of another platform stays a port whatever its since says */
+  it.since_version = "0.17";
+  it.since_switch = "-cc.pass_config.fuse_rope_kvcache=True";
+  cr_assert(strstr(rp_summary_action(&it, AN_WORKLOAD_SERVING), "Upgrade the framework"));
+  char since[256];
+  rp_since_text("vLLM", it.since_version, NULL, it.since_switch, since, sizeof since);
+  cr_assert(strstr(since, "set `-cc.pass_config.fuse_rope_kvcache=True`"), "%s", since);
+  it.port_platform = AN_PLATFORM_ROCM;
+  cr_assert(strstr(rp_summary_action(&it, AN_WORKLOAD_SERVING), "Port the fused path to ROCm"));
   an_report_destroy(rep);
   rep = test_run_trace(r, "vllm", QWEN3_128, strlen(QWEN3_128));
   f = row_of(rep, "test-rope-attn-port");

@@ -437,8 +437,10 @@ typedef struct te_fusion_pattern {
   /* since: the framework release that first has the fused path's switch (a config key or
    * flag the rationale names) and the change that added it, verified in the framework's
    * source (review 18 defect 10); NULL: not stated. A trace states no framework version,
-   * so the row says the path needs that release. */
-  const char *since_version, *since_change;
+   * so the row says the path needs that release. since_switch: the setting that turns the
+   * path on in that release (a vLLM pass_config key's command-line form), NULL: none stated
+   * (review 19 defect 12: such a path is an upgrade and a flag, not a port). */
+  const char *since_version, *since_change, *since_switch;
   te_origin origin_pos;
   /* dtype gate: 0, or the number formats ("fp8", "fp4") the pattern is about; one of its
    * evidence kernels must be of one of them, as the named matcher dtype_<value> decides
