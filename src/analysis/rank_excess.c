@@ -60,20 +60,37 @@ static const family *families(memo *m, size_t i) {
   return m->fam[i] = v;
 }
 
+/* Whether every part of mem[0..n) ran kernel `name`. */
+static bool every_rank_ran(const memo *m, const size_t *mem, size_t n, const char *name) {
+  for (size_t r = 0; r < n; r++) {
+    const an_rank_part *p = m->parts[mem[r]];
+    long k = ut_strmap_find(&p->names, name, strlen(name));
+    if (k < 0 || p->kern[k].total_us <= 0) return false;
+  }
+  return true;
+}
+
 /* The family's kernel time on parts[i] (communication left out: waits, not work) and its
- * longest launch (0: unknown); false when out of memory. */
-static bool family_us(memo *m, size_t i, const family *f, double *us, double *longest) {
+ * longest launch (0: unknown); with `shared` (the group's members, n of them), only over
+ * the kernels every member ran, the rest in *left. false when out of memory. */
+static bool family_us(memo *m, size_t i, const family *f, const size_t *shared, size_t n,
+                      double *us, double *longest, double *left) {
   const an_rank_part *p = m->parts[i];
   const family *fam = families(m, i);
   if (!fam) return false;
-  double t = 0, top = 0;
-  for (size_t k = 0; k < p->names.n; k++)
-    if (p->kern[k].cls != AN_RANK_COMM && same_family(&fam[k], f)) {
-      t += p->kern[k].total_us;
-      if (p->kern[k].max_us > top) top = p->kern[k].max_us;
+  double t = 0, top = 0, out = 0;
+  for (size_t k = 0; k < p->names.n; k++) {
+    if (p->kern[k].cls == AN_RANK_COMM || !same_family(&fam[k], f)) continue;
+    if (shared && !every_rank_ran(m, shared, n, p->kern[k].name)) {
+      out += p->kern[k].total_us;
+      continue;
     }
+    t += p->kern[k].total_us;
+    if (p->kern[k].max_us > top) top = p->kern[k].max_us;
+  }
   *us = t;
   *longest = top;
+  *left = out;
   return true;
 }
 
@@ -112,27 +129,36 @@ static bool add_family(an_rank_owner *o, memo *mm, const size_t *mem, an_rank_gr
                        const family *f, double *scratch, weigh *w) {
   for (size_t i = 0; i < w->n; i++)
     if (same_family(&(family){w->v[i].family, w->v[i].is_kernel, NULL}, f)) return true;
-  double mine = 0, longest = 0, top = 0;
+  double mine = 0, longest = 0, top = 0, mine_left = 0;
   size_t m = 0;
+  /* each sample holds its own launches: compare what every rank ran */
+  bool sampled = sampled_group(mm, mem, g);
+  double *left = scratch + g->n_ranks; /* the peers' left out */
   for (size_t r = 0; r < g->n_ranks; r++) {
-    double in = 0;
-    if (!family_us(mm, mem[r], f, &in, r == s ? &longest : &top)) return false;
-    if (r == s)
+    double in = 0, out = 0;
+    if (!family_us(mm, mem[r], f, sampled ? mem : NULL, g->n_ranks, &in, r == s ? &longest : &top,
+                   &out))
+      return false;
+    if (r == s) {
       mine = in;
-    else
+      mine_left = out;
+    } else {
+      left[m] = out;
       scratch[m++] = in;
+    }
   }
-  double peers = ut_median_f64(scratch, m);
+  double peers = ut_median_f64(scratch, m), peers_left = ut_median_f64(left, m);
   if (mine <= peers) return true;
   const char *key = an_strtab_cstr(o->strings, f->key);
   const char *cat = f->category ? an_strtab_cstr(o->strings, f->category) : NULL;
   if (!key || (f->category && !cat)) return false;
   size_t steps = g->n_steps ? g->n_steps : 1;
-  an_rank_excess x = {key, f->is_kernel, cat, mine, peers, (mine - peers) / (double)steps};
+  an_rank_excess x = {key,       f->is_kernel, cat, mine, peers, (mine - peers) / (double)steps,
+                      mine_left, peers_left};
   /* one launch a sampled trace kept makes the whole difference: the samples differ, the
    * work may not (its peers' samples may have dropped theirs) */
   const double pct = te_rules_settings(mm->rules)->ranks_imbalance_pct;
-  if (longest > 0 && sampled_group(mm, mem, g) && mine - longest <= peers * (1 + pct / 100)) {
+  if (longest > 0 && sampled && mine - longest <= peers * (1 + pct / 100)) {
     if (!g->n_sampled_out++ || x.per_step_us > g->sampled_out.per_step_us) {
       g->sampled_out = x;
       g->sampled_out_max_us = longest;
@@ -185,7 +211,7 @@ static bool group_excess(an_rank_owner *o, memo *mm, size_t n, const te_rules *r
   an_rank_group *g = &groups[gi];
   if (g->verdict != AN_RANK_STRAGGLER || g->n_ranks < 2) return true;
   size_t *mem = malloc(g->n_ranks * sizeof *mem);
-  double *scratch = malloc(g->n_ranks * sizeof *scratch);
+  double *scratch = malloc(2 * g->n_ranks * sizeof *scratch); /* add_family: two lists */
   weigh w = {0};
   size_t s = 0;
   bool ok = mem && scratch && members_of(mm->parts, n, g, mem);

@@ -214,7 +214,9 @@ static bool excess_json(cJSON *o, const an_rank_group *g) {
         !nullable_string(e, "category", x->category) ||
         !cJSON_AddNumberToObject(e, "straggler_us", r3(x->straggler_us)) ||
         !cJSON_AddNumberToObject(e, "peers_us", r3(x->peers_us)) ||
-        !cJSON_AddNumberToObject(e, "per_step_us", r3(x->per_step_us)))
+        !cJSON_AddNumberToObject(e, "per_step_us", r3(x->per_step_us)) ||
+        !cJSON_AddNumberToObject(e, "straggler_left_us", r3(x->straggler_left_us)) ||
+        !cJSON_AddNumberToObject(e, "peers_left_us", r3(x->peers_left_us)))
       return false;
   }
   cJSON *so = a ? cJSON_AddObjectToObject(o, "sampled_out") : NULL;

@@ -1366,17 +1366,37 @@ const char *rp_rank_cause_id(an_rank_cause c) {
                                    : "unknown";
 }
 
+/* "; over the kernels every rank's sample holds, leaving out rank 1's 2.00 ms and the
+ * others' 23.90 ms" (an_rank_excess straggler_left_us, peers_left_us), or "". */
+static const char *excess_left_out(const an_rank_group *g, const an_rank_excess *x, char *b,
+                                   size_t cap) {
+  char ms[32], mine[64] = "", peers[64] = "";
+  if (x->straggler_left_us > 0) {
+    rp_md_number(ms, sizeof ms, x->straggler_left_us / 1000.0);
+    snprintf(mine, sizeof mine, "rank %ld's %s ms", g->straggler, ms);
+  }
+  if (x->peers_left_us > 0) {
+    rp_md_number(ms, sizeof ms, x->peers_left_us / 1000.0);
+    snprintf(peers, sizeof peers, "the others' %s ms", ms);
+  }
+  *b = 0;
+  if (*mine || *peers)
+    snprintf(b, cap, "; over the kernels every rank's sample holds, leaving out %s%s%s", mine,
+             *mine && *peers ? " and " : "", peers);
+  return b;
+}
+
 /* "embedding 125.31 ms against 72.28 ms (1.7x, +26.51 ms/step)": the straggler's first
  * families of excess work against its peers' median, most first. */
 const char *rp_rank_excess_times(const an_rank_group *g, const an_rank_excess *x, char *b,
                                  size_t cap) {
-  char mine[32], peers[32], per[32], ratio[32] = "";
+  char mine[32], peers[32], per[32], ratio[32] = "", left[160];
   rp_md_number(mine, sizeof mine, x->straggler_us / 1000.0);
   rp_md_number(peers, sizeof peers, x->peers_us / 1000.0);
   rp_md_number(per, sizeof per, x->per_step_us / 1000.0);
   if (x->peers_us > 0) snprintf(ratio, sizeof ratio, "%.1fx, ", x->straggler_us / x->peers_us);
-  snprintf(b, cap, " %s ms against %s ms (%s+%s ms%s)", mine, peers, ratio, per,
-           g->n_steps ? "/step" : "");
+  snprintf(b, cap, " %s ms against %s ms (%s+%s ms%s%s)", mine, peers, ratio, per,
+           g->n_steps ? "/step" : "", excess_left_out(g, x, left, sizeof left));
   return b;
 }
 
