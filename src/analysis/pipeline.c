@@ -66,6 +66,16 @@ typedef struct content_memo {
   const char *evidence;
 } content_memo;
 
+/* What the run context reads from the formal kernels' names (scan_kernel_names): the model
+ * family (under graph replay the frames are gone) and whether a collective that only runs
+ * inside one node ran. */
+typedef struct name_facts {
+  size_t family;    /* the first family of fuse.model_kernel_families, in pack order, one
+                       of whose matchers hits some name (families are listed most specific
+                       first); the family count when none does */
+  bool single_node; /* matcher single_node_collective hits some name */
+} name_facts;
+
 /* Everything a run owns; the report is the first member, so an_report_destroy finds it. */
 typedef struct run_state {
   an_report report;
@@ -96,6 +106,10 @@ typedef struct run_state {
   struct take_job *take;    /* the trace take_trace is viewing (run_two's steps read it) */
   bool one_thread;          /* run_two's second step runs after the first, on its thread */
   bool nests_ahead;         /* the formal views' nests are built on a thread of their own */
+  /* the kernel names' facts infer_context asks (which of them: family, single) and
+   * build_beside_timeline finds, for infer_context_names */
+  bool names_family, names_single;
+  name_facts names;
 } run_state;
 
 /* One trace being viewed (take_trace): its view here, its id indexes on the second thread. */
@@ -754,15 +768,6 @@ static an_text_fact infer_model(run_state *r) {
   return f;
 }
 
-/* What the run context reads from the formal kernels' names: the model family (under graph
- * replay the frames are gone) and whether a collective that only runs inside one node ran. */
-typedef struct name_facts {
-  size_t family;    /* the first family of fuse.model_kernel_families, in pack order, one
-                       of whose matchers hits some name (families are listed most specific
-                       first); the family count when none does */
-  bool single_node; /* matcher single_node_collective hits some name */
-} name_facts;
-
 /* The facts asked (families, single) in one pass over the distinct names, each name folded
  * and tokenised once for every matcher (one matcher at a time over all names re-read each
  * name per matcher: a seventh of a run on many distinct names, and the single-node scan
@@ -863,9 +868,12 @@ static an_topology_fact infer_topology(run_state *r, const an_run_context *c, bo
   return hosts;
 }
 
-/* The run context fusion gates read, each fact with its provenance. */
+/* The run context fusion gates read, each fact with its provenance. What only the kernel
+ * names can say is asked here (r->names_family, r->names_single), found beside the time
+ * account (build_beside_timeline) and read by infer_context_names. */
 static void infer_context(run_state *r) {
   an_run_context *c = &r->report.run.context;
+  r->names_family = r->names_single = false;
   const side *sa = server_args_side(r);
   c->model = (an_text_fact){sa ? sa->sa.model_path : NULL, AN_SOURCE_UNKNOWN};
   if (c->model.value) c->model.source = AN_SOURCE_SERVER_ARGS;
@@ -876,12 +884,16 @@ static void infer_context(run_state *r) {
   if (from_trace) infer_device(r, c);
   if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model(r);
   if (!from_trace || !r->formal.kmap) return;
-  bool family = !c->model.value, single = false;
-  c->topology = infer_topology(r, c, &single);
-  if (!family && !single) return;
-  name_facts nf = scan_kernel_names(r, family, single);
-  if (family) c->model = family_fact(r, nf.family);
-  if (nf.single_node)
+  r->names_family = !c->model.value;
+  c->topology = infer_topology(r, c, &r->names_single);
+}
+
+/* The run context's facts from the kernel names (scan_kernel_names, beside the time
+ * account), as infer_context asked them. */
+static void infer_context_names(run_state *r) {
+  an_run_context *c = &r->report.run.context;
+  if (r->names_family) c->model = family_fact(r, r->names.family);
+  if (r->names_single && r->names.single_node)
     c->topology = (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, AN_SOURCE_KERNEL_FAMILY};
 }
 
@@ -1131,6 +1143,16 @@ static an_status build_model_scans(run_state *r, an_error *err) {
     if (!an_model_scan_build(r->rules, fm->views[i].trace, &r->scans[i]))
       return fail_in(err, AN_ERR_NOMEM, fm->label, "out of memory");
   return AN_OK;
+}
+
+/* Beside the time account, which reads neither (run_two, in lanes: the names' scan runs
+ * matchers): the model scans, then the kernel names' facts infer_context asked (many
+ * distinct names: 316 M instructions, more than the time account's 258 M). */
+static an_status build_beside_timeline(run_state *r, an_error *err) {
+  an_status rc = build_model_scans(r, err);
+  if (rc == AN_OK && (r->names_family || r->names_single))
+    r->names = scan_kernel_names(r, r->names_family, r->names_single);
+  return rc;
 }
 
 static void free_model_scans(run_state *r) {
@@ -1557,7 +1579,8 @@ static an_status analyse(run_state *r) {
    * allocated, so the two never coexist (many distinct names: 220 -> 192 MB). */
   /* the time account first: its per-instance collective waits decide the overlap's wait
    * rows (issue 31) */
-  if (rc == AN_OK) rc = run_two(r, build_timeline, build_model_scans, false);
+  if (rc == AN_OK) rc = run_two(r, build_timeline, build_beside_timeline, true);
+  if (rc == AN_OK) infer_context_names(r);
   if (r->nests_ahead) pthread_join(nests, NULL);
   r->nests_ahead = false;
   if (rc == AN_OK) drop_unasked_nests(r);
