@@ -526,35 +526,24 @@ Test(engine_vocabulary, derived_once_given_the_base_decision) {
 /* Two classifiers derived from `kernel` with the same rules: "pure" has nothing else, so
  * it decides from the base's decision alone (rules.c, build_by_base); "reads" has one more
  * rule with a matcher, so it reads the name as before. The order matters: a kind first,
- * then its category, then two categories. */
+ * then its category, then two categories. DERIVED_CLASSES is what the two share. */
+#define DERIVED_CLASSES                                                                         \
+  "    default: other\n"                                                                        \
+  "    categories:\n"                                                                           \
+  "      - {id: conv, meaning: convolutions}\n"                                                 \
+  "      - {id: compute, meaning: matrix compute}\n"                                            \
+  "      - {id: moved, meaning: data movement or other}\n"                                      \
+  "      - {id: other, meaning: none of the above}\n"                                           \
+  "    rules:\n"                                                                                \
+  "      - {id: conv, category: conv, from: {classifier: kernel, categories: [convolution]}}\n" \
+  "      - {id: compute, category: compute, from: {classifier: kernel, categories: [gemm]}}\n"  \
+  "      - {id: moved, category: moved, from: {classifier: kernel, categories: [memory, "       \
+  "other]}}\n"
 static const char *const derived_pack_extra =
     "pack: d\n"
     "version: 1\n"
     "classifiers:\n"
-    "  - id: pure\n"
-    "    default: other\n"
-    "    categories:\n"
-    "      - {id: conv, meaning: convolutions}\n"
-    "      - {id: compute, meaning: matrix compute}\n"
-    "      - {id: moved, meaning: data movement or other}\n"
-    "      - {id: other, meaning: none of the above}\n"
-    "    rules:\n"
-    "      - {id: conv, category: conv, from: {classifier: kernel, categories: [convolution]}}\n"
-    "      - {id: compute, category: compute, from: {classifier: kernel, categories: [gemm]}}\n"
-    "      - {id: moved, category: moved, from: {classifier: kernel, categories: [memory, "
-    "other]}}\n"
-    "  - id: reads\n"
-    "    default: other\n"
-    "    categories:\n"
-    "      - {id: conv, meaning: convolutions}\n"
-    "      - {id: compute, meaning: matrix compute}\n"
-    "      - {id: moved, meaning: data movement or other}\n"
-    "      - {id: other, meaning: none of the above}\n"
-    "    rules:\n"
-    "      - {id: conv, category: conv, from: {classifier: kernel, categories: [convolution]}}\n"
-    "      - {id: compute, category: compute, from: {classifier: kernel, categories: [gemm]}}\n"
-    "      - {id: moved, category: moved, from: {classifier: kernel, categories: [memory, "
-    "other]}}\n"
+    "  - id: pure\n" DERIVED_CLASSES "  - id: reads\n" DERIVED_CLASSES
     "      - {id: never, category: other, match: {tokens: [zzz_never_a_kernel]}}\n";
 
 /* A classifier derived wholly from its base, given the base's decision, answers as one
