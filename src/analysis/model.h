@@ -1353,6 +1353,15 @@ typedef struct an_time_account {
   const an_idle_cause *causes; /* idle_ns descending; with AN_IDLE_SHORT they sum to idle_ns */
 } an_time_account;
 
+/* The account's idle with the next work issued and waiting (on another stream, an event,
+ * a graph's input, work the filter dropped, or the host awaiting a collective's result):
+ * the banner's "queued" part, which the launch lead explains (an_launch_lead). */
+static inline int64_t an_account_queued_ns(const an_time_account *a) {
+  return a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT] +
+         a->idle_by_kind_ns[AN_IDLE_OUTSIDE] + a->idle_by_kind_ns[AN_IDLE_FILTERED] +
+         a->idle_by_kind_ns[AN_IDLE_AWAIT];
+}
+
 typedef struct an_step_account {
   const char *name;      /* the step annotation */
   double cpu_ts, gpu_ts; /* us, as in the trace */
@@ -1390,7 +1399,29 @@ typedef struct an_host_block {
                         call of the kernel that ends each gap (after it, work sat queued) */
   int64_t stream_ns; /* the copy's stream's own GPU time inside them */
   int64_t queued_ns; /* from each call's start to its copy's: the stream's queue ahead of it */
+  /* of the longest call: the other stream whose GPU work ended last inside the call before
+   * its copy started (what the copy's stream was left waiting on; NULL: none) and how long
+   * before the copy it ended (review 19: hta_multistream5's copy follows stream 7's work
+   * by 0.8 ms) */
+  const char *waited_on;
+  int64_t waited_gap_ns;
 } an_host_block;
+
+/* How far ahead of the GPU the host issued a stage's work (blind review 19, Missing:
+ * hta_multistream5's stream 7 starts its kernels a median 163 ms after their launch call):
+ * of the stream that ran the most kernels in the counted steps, its kernels' launch lag
+ * (kernel start less its launch call's start) over those with a launch record; ahead: the
+ * median is at least timeline.launch_gap_max_us, so the host had issued the work long
+ * before the GPU ran it and idle with work queued is gated on the GPU's side. stream
+ * interned; n 0: none measured. */
+typedef struct an_launch_lead {
+  const char *stream;
+  size_t n;
+  int64_t median_ns, p90_ns;
+  bool ahead;
+  int64_t queued_ns; /* the stage's idle with work queued (an_account_queued_ns): the
+                        account states the lead beside it when there is some */
+} an_launch_lead;
 
 typedef struct an_stage_timeline {
   size_t n_steps;     /* counted steps; 0: no step markers (stage window) */
@@ -1451,7 +1482,8 @@ typedef struct an_stage_timeline {
    * gaps a step: the trace lost graph-replayed work, so the idle beside it is unmeasured
    * (review 17 defect 1). */
   bool graph_unrecorded;
-  an_host_block host_block; /* the counted steps' longest read back (n 0: none) */
+  an_host_block host_block;   /* the counted steps' longest read back (n 0: none) */
+  an_launch_lead launch_lead; /* the busiest stream's launch lag (n 0: none) */
   /* How fast the host of the stage's first trace dispatches cheap CPU ops that launch
    * nothing (timeline.dispatch_reference_us: their typical time): the median over those ops
    * with timeline.dispatch_min_calls calls of their median time over the typical one
@@ -1921,6 +1953,8 @@ typedef struct an_bottleneck {
                               collective's result (await): the gate counts it with idle_pct,
                               and the banner names it */
   double wait_pct;         /* collective wait share of the step */
+  an_launch_lead lead;     /* the stage's launch lead: when ahead, the banner says the queued
+                              part is gated on the GPU's side (review 19, Missing) */
   size_t dropped;          /* GPU-side items left out */
   bool launch_bound;       /* most host-side idle is launch spacing: items that launch fewer
                               kernels (fusion rows, fused chains) are kept */

@@ -207,9 +207,7 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
   if (g->eager) host += a->idle_by_kind_ns[AN_IDLE_SHORT]; /* launch spacing, as the items' */
   g->host_idle_us = (double)host / 1000.0 * g->per;
   g->all_idle_us = (double)a->idle_ns / 1000.0 * g->per;
-  int64_t queued = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT] +
-                   a->idle_by_kind_ns[AN_IDLE_OUTSIDE] + a->idle_by_kind_ns[AN_IDLE_FILTERED] +
-                   a->idle_by_kind_ns[AN_IDLE_AWAIT];
+  int64_t queued = an_account_queued_ns(a);
   g->queued_idle_us = (double)queued / 1000.0 * g->per;
   /* "mostly" of the idle the gate counts: a step idle mostly for queued work is not
    * launch-bound however its host part splits */
@@ -471,6 +469,7 @@ static void note_bottleneck(an_report *rep, const sm_stage *g) {
                                     .all_idle_pct = g->all_idle_us / g->step_us * 100.0,
                                     .queued_pct = g->queued_idle_us / g->step_us * 100.0,
                                     .wait_pct = g->wait_us / g->step_us * 100.0,
+                                    .lead = g->st->timeline->launch_lead,
                                     .launch_bound = g->launch_bound,
                                     .alloc_bound = g->alloc_bound};
 }

@@ -133,6 +133,11 @@ static void account_para(rp_hw *hw, const an_stage_timeline *tl) {
     rp_hw_printf(hw, " ");
     rp_hw_text(hw, host);
   }
+  char lead[384];
+  if (rp_launch_lead_text(tl, lead, sizeof lead)) {
+    rp_hw_printf(hw, " ");
+    rp_hw_text(hw, lead);
+  }
   rp_drain_parts d;
   if (rp_drain_sentence(tl, &d)) {
     rp_hw_printf(hw, " ");
@@ -271,7 +276,7 @@ void rp_html_timeline(rp_hw *hw, size_t stage_index) {
                3 + hw->hd);
   steps_para(hw, st->timeline);
   account_para(hw, st->timeline);
-  char hb[768], id[96];
+  char hb[1024], id[96];
   if (rp_host_block_text(st->timeline, hb, sizeof hb)) {
     an_summary_anchor(id, sizeof id, "host", st->id, 0);
     rp_hw_printf(hw, "<p class=\"account\" id=\"%s%s\">", hw->idp, id);

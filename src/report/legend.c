@@ -13,8 +13,10 @@ static const rp_legend_entry ENTRIES[] = {
      "command line, a rule pack or the build; `default` (nothing in the inputs said it) and "
      "`not known` are warnings."},
     {"#",
-     "row id in its table (K kernels, O overlap, F fusion, I idle causes, W collectives); "
-     "the summary links to it."},
+     "row id in its table (K kernels, O overlap, F fusion, I idle causes, W collectives; "
+     "H the time account's line on the host blocked in a read back: its calls, the copy's "
+     "stream and the one it was left waiting on, and the GPU idle inside them before the "
+     "next kernel was issued); the summary links to it."},
     {"What to try first",
      "each item is an action, *at most* what it can win per step (ms per step and share of "
      "the stage's mean step) and the basis of that bound: GPU idle under a named CPU "

@@ -1823,6 +1823,16 @@ static void banner_idle(const an_bottleneck *b, char *buf, size_t cap) {
                      : snprintf(buf, cap, "%s%% of each step is GPU idle for the host%s%s", host,
                                 alloc, launch);
   size_t used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+  /* the host far ahead settles the reading: the queue is gated on the GPU (review 19) */
+  if (has_queued && b->lead.ahead && b->lead.stream && used < cap) {
+    char m[32];
+    rp_md_number(m, sizeof m, (double)b->lead.median_ns / 1e6);
+    n = snprintf(buf + used, cap - used,
+                 " (stream %.40s's kernels start a median %s ms after their launch call: the "
+                 "host is far ahead, and the queue is gated on the GPU's side)",
+                 b->lead.stream, m);
+    used += n < 0 ? 0 : (size_t)n < cap - used ? (size_t)n : cap - used - 1;
+  }
   if (b->all_idle_pct > b->idle_pct + b->queued_pct && strcmp(gate, all) != 0)
     snprintf(buf + used, cap - used,
              " (of the time account's %s%% idle: the rest is one-time setup and gaps too short "

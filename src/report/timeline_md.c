@@ -163,6 +163,8 @@ static void account_line(FILE *f, const an_stage_timeline *tl) {
   if (rp_graph_unrecorded_text(tl, unrec, sizeof unrec)) fprintf(f, " %s", unrec);
   char host[384];
   if (rp_host_extent_text(tl, host, sizeof host)) fprintf(f, " %s", host);
+  char lead[384];
+  if (rp_launch_lead_text(tl, lead, sizeof lead)) fprintf(f, " %s", lead);
   rp_drain_parts d;
   if (rp_drain_sentence(tl, &d)) {
     fprintf(f, " %s", d.lead);
@@ -267,7 +269,7 @@ void rp_timeline_markdown(FILE *f, const an_report *r, const an_stage_report *st
   fprintf(f, "\n### Time account: %s (per step)\n\n", st->label);
   steps_line(f, tl);
   account_line(f, tl);
-  char hb[768], id[96];
+  char hb[1024], id[96];
   if (rp_host_block_text(tl, hb, sizeof hb)) {
     an_summary_anchor(id, sizeof id, "host", st->id, 0);
     fprintf(f, "\n<a id=\"%s\"></a>", id);

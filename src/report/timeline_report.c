@@ -348,7 +348,20 @@ static bool host_block_json(cJSON *o, const an_stage_timeline *tl) {
          cJSON_AddNumberToObject(x, "calls", (double)b->n) &&
          add_us(x, "blocked_us", b->blocked_ns) && add_us(x, "min_us", b->min_ns) &&
          add_us(x, "max_us", b->max_ns) && add_us(x, "idle_us", b->idle_ns) &&
-         add_us(x, "stream_us", b->stream_ns) && add_us(x, "queued_us", b->queued_ns);
+         add_us(x, "stream_us", b->stream_ns) && add_us(x, "queued_us", b->queued_ns) &&
+         add_str0(x, "waited_on", b->waited_on) && add_us(x, "waited_gap_us", b->waited_gap_ns);
+}
+
+/* "launch_lead": the busiest stream's launch lag (an_launch_lead), null when none was
+ * measured (review 19, Missing). */
+static bool launch_lead_json(cJSON *o, const an_stage_timeline *tl) {
+  const an_launch_lead *l = &tl->launch_lead;
+  if (!l->n || !l->stream) return cJSON_AddNullToObject(o, "launch_lead") != NULL;
+  cJSON *x = cJSON_AddObjectToObject(o, "launch_lead");
+  return x && add_str0(x, "stream", l->stream) &&
+         cJSON_AddNumberToObject(x, "kernels", (double)l->n) &&
+         add_us(x, "median_us", l->median_ns) && add_us(x, "p90_us", l->p90_ns) &&
+         cJSON_AddBoolToObject(x, "ahead", l->ahead);
 }
 
 cJSON *rp_timeline_json(const an_stage_timeline *tl) {
@@ -369,7 +382,7 @@ cJSON *rp_timeline_json(const an_stage_timeline *tl) {
             cJSON_AddNumberToObject(o, "placed_by_gpu_time", (double)tl->placed_by_gpu_time) &&
             cJSON_AddNumberToObject(o, "cut_steps", (double)tl->n_cut) &&
             add_us(o, "cut_us", tl->cut_ns) && outside_json(o, tl) && host_block_json(o, tl) &&
-            account_json(total, &tl->total, (size_t)-1);
+            launch_lead_json(o, tl) && account_json(total, &tl->total, (size_t)-1);
   if (ok)
     cJSON_AddItemToObject(o, "total", total);
   else
@@ -758,23 +771,55 @@ static const char *block_bytes(const an_host_block *h, char *b, size_t cap) {
   return b;
 }
 
+/* "; in the longest call its copy began 0.78 ms after stream 7's work ended (the stream it
+ * was left waiting on)", or nothing when no other stream ran inside it. */
+static void waited_text(const an_host_block *h, char *b, size_t cap) {
+  b[0] = '\0';
+  if (!h->waited_on) return;
+  char g[32];
+  rp_fmt_ms(g, sizeof g, (double)h->waited_gap_ns / 1000.0);
+  snprintf(b, cap,
+           "; in the longest call its copy began %s ms after stream %.40s's work ended (the "
+           "stream it was left waiting on)",
+           g, h->waited_on);
+}
+
+const char *rp_launch_lead_text(const an_stage_timeline *tl, char *buf, size_t cap) {
+  const an_launch_lead *l = &tl->launch_lead;
+  if (!l->n || !l->stream || l->queued_ns <= 0) return NULL;
+  char m[32], p[32];
+  rp_fmt_ms(m, sizeof m, (double)l->median_ns / 1000.0);
+  rp_fmt_ms(p, sizeof p, (double)l->p90_ns / 1000.0);
+  snprintf(buf, cap,
+           "Launch lead: stream %.40s, the stream that ran the most kernels, starts its kernels "
+           "a median %s ms after their launch call (p90 %s ms, %zu kernel%s with a launch "
+           "record)%s",
+           l->stream, m, p, l->n, l->n == 1 ? "" : "s",
+           l->ahead ? ": the host issues far ahead of the GPU, so the idle with work queued is "
+                      "gated on the GPU's side (what the queue waits on), not by the host."
+                    : ": the host issues its work just before the GPU runs it.");
+  return buf;
+}
+
 const char *rp_host_block_text(const an_stage_timeline *tl, char *buf, size_t cap) {
   const an_host_block *h = &tl->host_block;
   if (!h->n) return NULL;
-  char t[32], idle[32], own[32], by[40];
+  char t[32], idle[32], own[32], by[40], waited[192];
   rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, h->blocked_ns));
   rp_fmt_ms(idle, sizeof idle, rp_per_step_us(tl, h->idle_ns));
   rp_fmt_ms(own, sizeof own, rp_per_step_us(tl, h->stream_ns));
+  waited_text(h, waited, sizeof waited);
   snprintf(buf, cap,
            "H1 host blocked in a read back: %s ms/step in %.80s%s%.80s%s%.80s (%zu call%s; the "
            "longest read %s back, %.60s on stream %.40s, its copy a fraction of the "
            "call): it waited for the work queued ahead of the copy, stream %.40s ran %s ms/step "
            "of its own inside the calls, and the GPU idled %s ms/step inside them with nothing "
-           "on any stream and its next kernel not yet issued.",
+           "on any stream and its next kernel not yet issued (a kernel without a launch "
+           "record: issued its stream's median launch lag before it ran)%s.",
            t, h->call ? h->call : "?", h->op ? " under " : "", h->op ? h->op : "",
            h->region ? " in " : "", h->region ? h->region : "", h->n, h->n == 1 ? "" : "s",
            block_bytes(h, by, sizeof by), h->copy ? h->copy : "?", h->stream ? h->stream : "?",
-           h->stream ? h->stream : "?", own, idle);
+           h->stream ? h->stream : "?", own, idle, waited);
   return buf;
 }
 

@@ -112,6 +112,9 @@ const char *rp_graph_unrecorded_text(const an_stage_timeline *tl, char *buf, siz
  * host_block; review 18 defect 8), into buf; NULL when it was not. Its anchor is the
  * host-block item's (host-STAGE-0). */
 const char *rp_host_block_text(const an_stage_timeline *tl, char *buf, size_t cap);
+/* The time account's sentence on the busiest stream's launch lead (an_launch_lead) when
+ * the stage idles with work queued, into buf; NULL otherwise (review 19, Missing). */
+const char *rp_launch_lead_text(const an_stage_timeline *tl, char *buf, size_t cap);
 
 /* The time account's sentence when some of its idle follows a sync that drained the GPU's
  * queue before the step's first kernel (an_time_account.drain), in parts around the sync's

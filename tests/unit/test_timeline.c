@@ -4136,3 +4136,56 @@ Test(summary, a_host_blocked_in_a_read_back_is_named_and_bounded_by_the_idle_ins
     an_report_destroy(r);
   }
 }
+
+/* Blind review 19 (Missing, and defect 1 rechecked): hta_multistream5's stream 7 starts its
+ * kernels a median 163 ms after their launch call. The stage's launch lead is the busiest
+ * stream's lag (median, p90); a kernel with no launch record (its replay launched before
+ * the capture) is taken as issued its stream's median lag before it ran, so the idle it
+ * ends inside a blocking read back had work queued: no host-block bound, no item. With too
+ * few kernels on the stream (timeline.launch_lead_min_kernels) no lag stands for it and the
+ * idle counts as before (a_host_blocked_in_a_read_back_is_named_and_bounded_by_the_idle_inside,
+ * shape 0). */
+Test(summary, a_host_far_ahead_leaves_no_host_block_bound, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 40000);
+  for (int i = 0; i < 25; i++) /* issued 10 us apart, run 200 us apart ~12 ms later */
+    launch(&b, "kernel_q", 100 + 10 * i, 10000 + 200 * i, 100);
+  host(&b, "user_annotation", "## sparse_data_dist ##", 15900, 6200);
+  host(&b, "cpu_op", "aten::to", 15950, 6100);
+  int c = b.corr++;
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"replayed_kernel\",\"pid\":0,"
+         "\"tid\":7,\"ts\":20000,\"dur\":1000,\"args\":{\"stream\":7,\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+         "\"tid\":1,\"ts\":16000,\"dur\":6000,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\","
+         "\"pid\":0,\"tid\":27,\"ts\":21995,\"dur\":5,\"args\":{\"stream\":27,\"bytes\":704,"
+         "\"correlation\":%d}},",
+         900000 + b.corr++, c, c);
+  launch(&b, "kernel_b", 22100, 22200, 100);
+  an_report *r = run_buffer(&b);
+  const an_stage_timeline *tl = r->stages[0].timeline;
+  const an_launch_lead *l = &tl->launch_lead;
+  cr_assert_str_eq(l->stream, "7");
+  cr_assert_eq(l->n, 26); /* kernel_b's lag is 100 us */
+  /* lags 9900 + 190 i us, i < 25, and kernel_b's 100: the 13th smallest is i = 11 */
+  cr_assert_eq(l->median_ns, (int64_t)(9900 + 190 * 11) * 1000, "%lld", (long long)l->median_ns);
+  cr_assert(l->ahead);
+  const an_host_block *h = &tl->host_block;
+  cr_assert_eq(h->n, 1, "%zu", h->n);
+  cr_assert_eq(h->idle_ns, 0, "%lld", (long long)h->idle_ns); /* 4 ms without the lag */
+  cr_assert_str_eq(h->waited_on, "7"); /* replayed_kernel ended 0.995 ms before the copy */
+  cr_assert_eq(h->waited_gap_ns, 995000);
+  for (size_t i = 0; i < r->n_summary; i++)
+    cr_assert_neq(r->summary[i].kind, AN_SUMMARY_HOST, "no host action fills queued idle");
+  char *md = render(rp_markdown, r);
+  cr_assert_gt(l->queued_ns, 0); /* the replayed kernel's gap: its work sat queued */
+  cr_assert_not_null(strstr(md,
+                            "Launch lead: stream 7, the stream that ran the most kernels, "
+                            "starts its kernels a median 11.99 ms after their launch call"),
+                     "%s", md);
+  free(md);
+  expect_bounds(r);
+  an_report_destroy(r);
+}

@@ -201,6 +201,10 @@ typedef struct te_list_map {
   X(timeline_dispatch_reference_us, "timeline.dispatch_reference_us", NUMBER_MAP, 0, 1e6, 0, NULL, \
     "typical host time (us) of one call of a cheap CPU op that launches nothing, by op name: "     \
     "the yardstick of the host's dispatch speed")                                                  \
+  X(timeline_launch_lead_min_kernels, "timeline.launch_lead_min_kernels", INT, 1, 1000000000, 0,   \
+    NULL,                                                                                          \
+    "a stream's median launch lag counts (the stage's launch lead, a recordless kernel's issue) "  \
+    "from this many of its kernels with a launch record")                                          \
   X(timeline_dispatch_min_calls, "timeline.dispatch_min_calls", INT, 1, 1000000, 0, NULL,          \
     "an op of timeline.dispatch_reference_us counts toward the dispatch speed from this many "     \
     "calls in the trace")                                                                          \
