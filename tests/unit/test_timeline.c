@@ -4055,6 +4055,26 @@ Test(report, an_untraced_gap_ending_in_event_ordering_says_so, .init = setup, .f
   }
 }
 
+/* A kernel on a stream with no launch record in the trace (launched before the capture). */
+static void unlaunched_on(tb *b, const char *kernel, double kts, double kdur, int stream) {
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
+         "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":%d,\"correlation\":%d}},",
+         kernel, stream, kts, kdur, stream, 900000 + b->corr++);
+}
+
+/* A 704-byte read back: cudaMemcpyAsync on thread 1 at ts and its device-to-pageable copy
+ * on stream 27 at copy_ts. */
+static void read_back(tb *b, double ts, double dur, double copy_ts, double copy_dur) {
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+         "\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\","
+         "\"pid\":0,\"tid\":27,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":27,\"bytes\":704,"
+         "\"correlation\":%d}},",
+         ts, dur, c, copy_ts, copy_dur, c);
+}
 /* Review 18 defect 8: in a step the host sits 6 ms in a 704-byte pageable read back under
  * `aten::to` in `## sparse_data_dist ##`; stream 27's work queued ahead of the copy (a
  * bucketize kernel) starts only 5.5 ms into the call, its 10 us copy at the call's end. With
@@ -4077,21 +4097,11 @@ Test(summary, a_host_blocked_in_a_read_back_is_named_and_bounded_by_the_idle_ins
     if (busy) launch(&b, "kernel_fill", 15, 2020, queue - 2020); /* stream 7 busy throughout */
     host(&b, "user_annotation", "## sparse_data_dist ##", 2900, 6600);
     if (shape == 0) /* its launch call not recorded */
-      tb_add(&b,
-             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"bucketize_kernel\",\"pid\":0,"
-             "\"tid\":27,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":27,\"correlation\":%d}},",
-             queue, copy - queue, 900000 + b.corr++);
+      unlaunched_on(&b, "bucketize_kernel", queue, copy - queue, 27);
     else
       launch_on(&b, "bucketize_kernel", 2910, queue, copy - queue, 27);
     host(&b, "cpu_op", "aten::to", 2950, 6300);
-    int c = b.corr++;
-    tb_add(&b,
-           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
-           "\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"correlation\":%d}},"
-           "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\","
-           "\"pid\":0,\"tid\":27,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":27,\"bytes\":704,"
-           "\"correlation\":%d}},",
-           call, call_us, c, copy, copy_us, c);
+    read_back(&b, call, call_us, copy, copy_us);
     launch(&b, "kernel_b", 9100, 9110, 2000);
     an_report *r = run_buffer(&b);
     const an_stage_timeline *tl = r->stages[0].timeline;
@@ -4153,16 +4163,8 @@ Test(summary, a_host_far_ahead_leaves_no_host_block_bound, .init = setup, .fini 
     launch(&b, "kernel_q", 100 + 10 * i, 10000 + 200 * i, 100);
   host(&b, "user_annotation", "## sparse_data_dist ##", 15900, 6200);
   host(&b, "cpu_op", "aten::to", 15950, 6100);
-  int c = b.corr++;
-  tb_add(&b,
-         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"replayed_kernel\",\"pid\":0,"
-         "\"tid\":7,\"ts\":20000,\"dur\":1000,\"args\":{\"stream\":7,\"correlation\":%d}},"
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
-         "\"tid\":1,\"ts\":16000,\"dur\":6000,\"args\":{\"correlation\":%d}},"
-         "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\","
-         "\"pid\":0,\"tid\":27,\"ts\":21995,\"dur\":5,\"args\":{\"stream\":27,\"bytes\":704,"
-         "\"correlation\":%d}},",
-         900000 + b.corr++, c, c);
+  unlaunched_on(&b, "replayed_kernel", 20000, 1000, 7);
+  read_back(&b, 16000, 6000, 21995, 5);
   launch(&b, "kernel_b", 22100, 22200, 100);
   an_report *r = run_buffer(&b);
   const an_stage_timeline *tl = r->stages[0].timeline;
