@@ -385,6 +385,15 @@ typedef struct an_roofline {
   bool fused_flops;
   /* The launches' time at the attainable rate and, of it, their floors' part. */
   double at_time_us, floor_time_us;
+  /* A compute-bound attention row's shape ceiling (roofline.attention_ceiling, review 19
+   * defect 6): the fraction of its format's dense peak the best published kernels reach at
+   * its shapes (FLOP-weighted; 0: none), their head_dim and KV length (FLOP-weighted) and
+   * masking (most FLOPs causal); shape_ceiling: it set device_rate, below the device
+   * pack's rate pack_rate. */
+  double attn_ceiling_frac, attn_head_dim, attn_kv_len;
+  bool attn_causal, shape_ceiling;
+  double pack_rate;
+  const char *ceiling_basis; /* roofline.attention_ceiling_basis (the rules' string) */
 } an_roofline;
 
 /* The larger of a row's two roofline terms over the smaller (0: a term is 0). */

@@ -326,6 +326,9 @@ static bool cost_attention(const te_op_cost *m, const op_inputs *in, an_op_cost 
   out->bytes =
       tensor_bytes(q) + tensor_bytes(k) + tensor_bytes(v) + b * hq * sq * dv * q->dtype->bytes;
   out->dtype = q->dtype;
+  out->attn_head_dim = d;
+  out->attn_kv_len = skv;
+  out->attn_causal = causal;
   return true;
 }
 

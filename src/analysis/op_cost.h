@@ -28,6 +28,10 @@ typedef enum an_cost_status {
 typedef struct an_op_cost {
   double flops, bytes;
   const te_dtype *dtype; /* the format the FLOPs run in (its peak class); NULL: no FLOPs */
+  /* an attention op's shape (its roofline.attention_ceiling point): head_dim (0: not an
+   * attention op with shapes), KV length, masking */
+  double attn_head_dim, attn_kv_len;
+  bool attn_causal;
 } an_op_cost;
 
 /* The cost of one op by model from its args (NULL or "" when absent): dims is Input

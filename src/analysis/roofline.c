@@ -399,7 +399,7 @@ static bool mapped_cost(mapping_costs *mc, const char *stage, const char *name, 
   if (at < 0 && mc->one_stage && mc->stage) at = mapped_at(mc, mc->stage, id);
   if (at < 0 || !mc->v[at].n) return false;
   const mapped *e = &mc->v[at];
-  l->cost = (an_op_cost){e->flops / (double)e->n, e->bytes / (double)e->n, e->dtype};
+  l->cost = (an_op_cost){e->flops / (double)e->n, e->bytes / (double)e->n, e->dtype, 0, 0, false};
   l->kind = e->kind;
   l->op = l->dims = 0;
   return true;
@@ -446,6 +446,9 @@ typedef struct row_acc {
    * are computed, so a one-launch row's equals its own) */
   double launch_tbs, launch_tflops[TE_PEAK_COUNT];
   double launch_tbs_us, launch_tflops_us[TE_PEAK_COUNT]; /* those launches' times */
+  /* attention launches with an op's shapes and a roofline.attention_ceiling point: their
+   * FLOPs, and those FLOPs times the point's fraction, head_dim, KV length; causal ones */
+  double ceil_flops, ceil_frac, ceil_dim, ceil_kv, ceil_causal;
 } row_acc;
 
 /* The bound of one launch; R_NO_PEAK when its FLOPs have no peak on the device. Matrix
@@ -598,7 +601,9 @@ typedef struct run {
   stage_work *work;
   an_roofline_result *out;
   mapping_costs mc;
-  view_ops *kept;            /* the mapping's view ops, when it reads the formal side's views */
+  view_ops *kept;         /* the mapping's view ops, when it reads the formal side's views */
+  an_attn_point *ceiling; /* roofline.attention_ceiling, parsed once */
+  size_t n_ceiling;
   double shortest_us;        /* the run's shortest kernel launch: proof of what a launch can take */
   double shortest_matrix_us; /* the same of the launches costed as matrix work */
 } run;
@@ -678,6 +683,20 @@ static bool matrix_kind(te_cost_kind k) {
 
 /* One formal launch (kernel i of the view's stage b, the tables' stage s): its cost (own op,
  * else the mapping's), counted and added to its row. */
+/* An attention launch with its op's shapes at its roofline.attention_ceiling point (review
+ * 19 defect 6): weighed by its FLOPs. */
+static void ceiling_add(const run *r, row_acc *a, const an_op_cost *c) {
+  if (c->attn_head_dim <= 0 || c->flops <= 0) return;
+  double f = an_attn_ceiling_frac(r->ceiling, r->n_ceiling, c->attn_causal, c->attn_head_dim,
+                                  c->attn_kv_len);
+  if (f <= 0) return;
+  a->ceil_flops += c->flops;
+  a->ceil_frac += c->flops * f;
+  a->ceil_dim += c->flops * c->attn_head_dim;
+  a->ceil_kv += c->flops * c->attn_kv_len;
+  a->ceil_causal += c->attn_causal ? c->flops : 0;
+}
+
 static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, size_t b, size_t i) {
   const an_trace_view *v = &r->fm->views[vi];
   const tr_event *k = v->stages[b].kernels[i];
@@ -710,6 +729,7 @@ static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, si
     return;
   row_acc *a = &r->work[s].acc[row];
   row_add(a, &l, dur, mem_us, comp_us, src);
+  ceiling_add(r, a, &l.cost);
   launch_evidence(a, r->c.dev, &l, dur, src,
                   te_rules_settings(r->c.rules)->roofline_comparable_launch_us);
   if (!r->fm->steps || an_steps_kernel_counted(&r->fm->steps[vi], kernel_index(v, k)))
@@ -924,6 +944,12 @@ static an_roofline record_of(const row_acc *a) {
   rec.family = k_families[row_kind(a)];
   rec.achieved_tbs = a->time > 0 ? a->bytes / (a->time * US_PER_S) : 0;
   rec.achieved_tflops = a->time > 0 ? a->flops / (a->time * US_PER_S) : 0;
+  if (a->ceil_flops > a->flops / 2) { /* most of its FLOPs at a ceiling point */
+    rec.attn_ceiling_frac = a->ceil_frac / a->ceil_flops;
+    rec.attn_head_dim = a->ceil_dim / a->ceil_flops;
+    rec.attn_kv_len = a->ceil_kv / a->ceil_flops;
+    rec.attn_causal = a->ceil_causal > a->ceil_flops / 2;
+  }
   return rec;
 }
 
@@ -1167,6 +1193,16 @@ static void set_attainable(run *r, an_roofline *rec) {
   double best = best_comparable(r, rec, false, &s, &i, &one);
   double dev = device_attainable(r->c.dev, rec);
   rec->peak = device_peak(r->c.dev, rec);
+  /* a compute-bound attention row: at most what the best published kernels reach at its
+   * shapes (roofline.attention_ceiling; review 19 defect 6) */
+  double shape = rec->attn_ceiling_frac * rec->peak;
+  if (rec->limiter == AN_LIMIT_COMPUTE && shape > 0 && shape < dev) {
+    const te_string_list *why = &te_rules_settings(r->c.rules)->roofline_attention_ceiling_basis;
+    rec->shape_ceiling = true;
+    rec->pack_rate = dev;
+    rec->ceiling_basis = why->n ? why->items[0] : NULL;
+    dev = shape;
+  }
   rec->device_rate = dev;
   rec->attainable = dev;
   rec->attainable_basis = AN_ATTAINABLE_DEVICE;
@@ -1208,6 +1244,7 @@ static void work_free(run *r) {
   free(r->work);
   for (size_t i = 0; r->kept && i < r->fm->n; i++) view_ops_free(&r->kept[i]);
   free(r->kept);
+  free(r->ceiling);
   mapping_free(&r->mc);
 }
 
@@ -1251,6 +1288,8 @@ static an_status run_all(run *r, const an_roofline_side *mapping) {
       mapping && mapping->n && mapping->n == r->fm->n && mapping->views == r->fm->views;
   if (same_views && !(r->kept = calloc(mapping->n, sizeof *r->kept))) return AN_ERR_NOMEM;
   if (mapping && mapping->n) mapping_build(&r->c, mapping, &r->mc, r->kept);
+  if (!an_attn_ceiling_make(te_rules_settings(r->c.rules), &r->ceiling, &r->n_ceiling))
+    return AN_ERR_NOMEM;
   cost_formal(r);
   set_floor(r);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = build_records(r, s);

@@ -1,10 +1,13 @@
 /*
  * analysis/roofline_attn.c - attention launch costs from the step annotation's sums
- * (roofline_attn.h, docs/roofline.md "Attention from the step's sums").
+ * (roofline_attn.h, docs/roofline.md "Attention from the step's sums"), and the shape
+ * ceiling of an attention row (roofline.attention_ceiling, "Attention ceiling").
  */
 #include "analysis/roofline_attn.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FLOPS_PER_PAIR_PER_DIM 4.0 /* QK^T and PV: a multiply-add (2 FLOPs) each */
@@ -87,4 +90,59 @@ void an_attn_launch_cost(const an_attn_plan *plan, size_t i, an_op_cost *out) {
   const te_model *m = plan->model;
   size_t layer = m->layers > 0 ? i % (size_t)m->layers : 0;
   *out = layer_slides(m, layer) ? plan->window_cost : plan->cost;
+}
+
+/* ------------------------------------------------------------------ shape ceiling */
+
+static int cmp_point(const void *a, const void *b) {
+  const an_attn_point *x = a, *y = b;
+  if (x->causal != y->causal) return x->causal ? -1 : 1;
+  if (x->head_dim != y->head_dim) return x->head_dim < y->head_dim ? -1 : 1;
+  return (x->kv_len > y->kv_len) - (x->kv_len < y->kv_len);
+}
+
+bool an_attn_ceiling_make(const te_settings *s, an_attn_point **out, size_t *n) {
+  const te_number_map *m = &s->roofline_attention_ceiling;
+  *out = NULL;
+  *n = 0;
+  if (!m->n) return true;
+  an_attn_point *p = calloc(m->n, sizeof *p);
+  if (!p) return false;
+  size_t k = 0;
+  for (size_t i = 0; i < m->n; i++) { /* "causal/64/512": the table's choices hold the form */
+    const char *key = m->keys[i], *slash = strchr(key, '/');
+    if (!slash) continue;
+    char *end = NULL;
+    double d = strtod(slash + 1, &end);
+    if (!end || *end != '/') continue;
+    static const char causal[] = "causal/";
+    bool c = !strncmp(key, causal, sizeof causal - 1);
+    p[k++] = (an_attn_point){c, d, strtod(end + 1, NULL), m->values[i]};
+  }
+  qsort(p, k, sizeof *p, cmp_point);
+  *out = p;
+  *n = k;
+  return true;
+}
+
+double an_attn_ceiling_frac(const an_attn_point *p, size_t n, bool causal, double head_dim,
+                            double kv_len) {
+  double below = 0, least = 0; /* the curve: the largest head_dim at or below it, else the
+                                  smallest */
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].causal != causal) continue;
+    if (p[i].head_dim <= head_dim && p[i].head_dim > below) below = p[i].head_dim;
+    if (least == 0 || p[i].head_dim < least) least = p[i].head_dim;
+  }
+  double dim = below > 0 ? below : least;
+  const an_attn_point *lo = NULL, *hi = NULL; /* the points around kv_len on that curve */
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].causal != causal || p[i].head_dim != dim) continue;
+    if (p[i].kv_len <= kv_len) lo = &p[i];
+    if (p[i].kv_len >= kv_len && !hi) hi = &p[i];
+  }
+  if (!lo || !hi) return lo ? lo->frac : hi ? hi->frac : 0;
+  if (hi->kv_len <= lo->kv_len) return lo->frac;
+  double t = log2(kv_len / lo->kv_len) / log2(hi->kv_len / lo->kv_len);
+  return lo->frac + t * (hi->frac - lo->frac);
 }

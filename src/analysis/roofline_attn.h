@@ -45,6 +45,24 @@ typedef struct an_attn_plan {
   an_op_cost window_cost; /* of one launch of a sliding layer (the model's window) */
 } an_attn_plan;
 
+/* One point of roofline.attention_ceiling: the best published forward rate at a masking,
+ * head_dim and KV length, as a fraction of the format's dense peak. */
+typedef struct an_attn_point {
+  bool causal;
+  double head_dim, kv_len, frac;
+} an_attn_point;
+
+/* The points of the settings' map, parsed once (keys "causal/64/512", validated against
+ * TE_ATTENTION_CEILING_POINTS), sorted by masking, head_dim and length; *n their count.
+ * NULL with *n 0 when the map is empty; false when out of memory. Free with free(). */
+bool an_attn_ceiling_make(const te_settings *s, an_attn_point **out, size_t *n);
+
+/* The fraction at an attention shape: the curve of its masking at the largest head_dim at
+ * or below it (else the smallest), its KV length interpolated in log2 between that curve's
+ * points and clamped to its ends; 0 when no curve. */
+double an_attn_ceiling_frac(const an_attn_point *p, size_t n, bool causal, double head_dim,
+                            double kv_len);
+
 /* The cost of the i-th attention launch of the block (launch order: layer i mod layers). */
 void an_attn_launch_cost(const an_attn_plan *plan, size_t i, an_op_cost *out);
 

@@ -1410,6 +1410,22 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
   }
 }
 
+/* An attention row's attainable rate at its shapes' ceiling (roofline.attention_ceiling):
+ * the shape, the fraction of the peak the best published kernels reach there and their
+ * source (roofline.attention_ceiling_basis, a settings text the renderer only prints), the
+ * device pack's higher rate, and how much faster than today that is. */
+static void shape_ceiling_text(const an_roofline *f, char *b, size_t cap) {
+  double x = f->achieved_tflops > 0 ? f->attainable / f->achieved_tflops : 0;
+  snprintf(b, cap,
+           "an attainable %.2f TFLOP/s (the best published rate of a %s attention forward at "
+           "head_dim %.0f and %.0f KV tokens, %.0f%% of the %.2f TFLOP/s %s peak: %s; under "
+           "the device pack's %.2f TFLOP/s, %.0f%% of the peak; %.2gx its present rate)",
+           f->attainable, f->attn_causal ? "causal" : "unmasked", f->attn_head_dim, f->attn_kv_len,
+           f->attn_ceiling_frac * 100.0, f->peak, f->dtype ? f->dtype : "dense",
+           f->ceiling_basis ? f->ceiling_basis : "the rules' published figures", f->pack_rate,
+           f->pack_rate / f->peak * 100.0, x);
+}
+
 /* The attainable rate a roofline bound assumes, and where it comes from: the fastest
  * comparable kernel of the trace, or the device pack's fraction of the peak. */
 static void attainable_text(const an_roofline *f, char *b, size_t cap) {
@@ -1434,6 +1450,8 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
              same ? "" : (f->dtype ? f->dtype : "format's"), *sib ? sib : "a comparable kernel",
              past, f->device_rate, unit, f->device_rate / f->peak * 100.0, f->peak, unit,
              mem ? "HBM" : f->dtype);
+  else if (f->shape_ceiling && f->peak > 0) /* review 19 defect 6 */
+    shape_ceiling_text(f, b, cap);
   else if (f->peak > 0 && *sib)
     snprintf(b, cap,
              "an attainable %.2f %s (%.0f%% of the device's %.2f %s %s peak, the device pack's "

@@ -62,6 +62,16 @@ typedef struct te_list_map {
   "rank_skew|chain|fewer_bytes|dependency|investigate|slow_collective|kernel_lever|merge|"  \
   "fold_gemm|batch"
 
+/* The points of roofline.attention_ceiling: masking (causal or full), head_dim, KV length
+ * (the grid of the published figures its source gives). */
+#define TE_ATTENTION_CEILING_POINTS                                       \
+  "causal/64/512|causal/64/1024|causal/64/2048|causal/64/4096|"           \
+  "causal/64/8192|causal/64/16384|causal/128/512|causal/128/1024|"        \
+  "causal/128/2048|causal/128/4096|causal/128/8192|causal/128/16384|"     \
+  "full/64/512|full/64/1024|full/64/2048|full/64/4096|full/64/8192|"      \
+  "full/64/16384|full/128/512|full/128/1024|full/128/2048|full/128/4096|" \
+  "full/128/8192|full/128/16384"
+
 /* X(member, "dotted.key", TYPE, min, max, absent, choices, "meaning")
  * min/max: range of NUMBER, INT and NUMBER_MAP values; absent: NUMBER_MAP only;
  * choices ("a|b"; NULL: any): the value of an ENUM, every entry of a LIST, every id of a
@@ -594,8 +604,15 @@ typedef struct te_list_map {
     "with roofline.launch_ramp, a row's or launch's rate is evidence of an attainable rate only "  \
     "when its launches' floors are at most this % of its time")                                    \
   X(roofline_outlier_below_pct, "roofline.outlier_below_pct", NUMBER, 0, 100, 0, NULL,             \
-    "a tuning item names the one shape of its kernels running under this % of the rate its "       \
-    "sibling shapes reach (their work over their time) and bounds tuning it to their rate")        \
+    "a tuning item names the one shape of its kernels (or one kernel without shapes) running "     \
+    "under this % of each sibling's rate and bounds tuning it to their rate together")             \
+  X(roofline_attention_ceiling, "roofline.attention_ceiling", NUMBER_MAP, 0, 1, 0,                 \
+    TE_ATTENTION_CEILING_POINTS,                                                                   \
+    "the best published forward rate of attention as a fraction of its format's dense peak, by "   \
+    "masking, head_dim and KV length (\"causal/64/512\"): a compute-bound attention row's "        \
+    "attainable rate is at most it (its head_dim's curve, the KV length interpolated)")            \
+  X(roofline_attention_ceiling_basis, "roofline.attention_ceiling_basis", LIST, 0, 0, 0, NULL,     \
+    "the source of roofline.attention_ceiling, as the report cites it (one entry)")                \
   X(roofline_compute_peers, "roofline.compute_peers", LIST, 0, 0, 0, NULL,                         \
     "op families whose compute-bound rows of one format are comparable with one another "          \
     "(matrix-core work: a grouped GEMM and a dense GEMM)")                                         \
