@@ -1912,6 +1912,10 @@ typedef struct an_summary_item {
   size_t sens_steps;
   double sens_wait_us[2], sens_step_us[2];
   double idle_wait_us;
+  /* The stage's first trace holds fewer steps than collectives.sensitivity_min_steps: too
+   * few to read how the step moves with the wait, so the action asks for more steps on
+   * every rank before the straggler (review 19: param_dlrm's one step). */
+  bool few_steps;
   /* Precision items and a tuning item's FP8 alternative: the AN_PREC_* terms of their rows;
    * of the compute-bound rows, their FLOP rate as a share of their format's dense peak
    * (time-weighted), that peak and the device's FP8 peak (TFLOP/s; 0: no compute-bound

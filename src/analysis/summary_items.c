@@ -816,7 +816,8 @@ static bool wait_sensitivity(const sm_ctx *c, an_summary_item *m) {
     sy += (double)a->span_ns / 1000.0;
   }
   m->sens_steps = n;
-  if (n < (size_t)c->s->collectives_sensitivity_min_steps) return false;
+  m->few_steps = n < (size_t)c->s->collectives_sensitivity_min_steps;
+  if (m->few_steps) return false;
   double mx = sx / (double)n, my = sy / (double)n, sxy = 0, sxx = 0;
   m->sens_wait_us[0] = m->sens_wait_us[1] = mx;
   m->sens_step_us[0] = m->sens_step_us[1] = my;
@@ -859,6 +860,7 @@ static void set_wait_model(an_summary_item *it, const an_summary_item *m) {
   it->wait_model = m->wait_model;
   it->sensitivity = m->sensitivity;
   it->sens_steps = m->sens_steps;
+  it->few_steps = m->few_steps;
   memcpy(it->sens_wait_us, m->sens_wait_us, sizeof m->sens_wait_us);
   memcpy(it->sens_step_us, m->sens_step_us, sizeof m->sens_step_us);
   it->idle_wait_us = m->idle_wait_us;

@@ -622,6 +622,11 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   const char *ranks =
       it->rank_group && !it->rank_group_partial ? rank_wait_action(it->rank_group) : NULL;
   if (ranks) return ranks;
+  /* one rank's trace of too few steps says neither which rank is late nor what its wait
+   * costs the step: more steps on every rank first (review 19: param_dlrm) */
+  if (it->action == AN_ACTION_RANK_SKEW && it->few_steps)
+    return "Capture more steps on every rank, then find the straggler: too few steps on one "
+           "rank say neither which rank is late nor what its wait costs the step";
   bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
   if (it->basis == AN_BASIS_PRECISION) return precision_action(it->prec_terms);
   if (it->action == AN_ACTION_FEWER_BYTES) return fewer_bytes_action(it, serving);
@@ -2068,20 +2073,20 @@ static void trend_text(const an_summary_item *it, char *b, size_t cap) {
  * steps are too few, their wait too steady, or the step grows more than the wait. */
 static void no_sensitivity_text(const an_summary_item *it, char *b, size_t cap) {
   size_t n = it->sens_steps;
-  if (it->sensitivity > 1)
+  if (it->few_steps)
+    snprintf(b, cap, "%zu step%s, too few to read how the step moves with the wait", n,
+             n == 1 ? "" : "s");
+  else if (it->sensitivity > 1)
     snprintf(b, cap,
              "across the %zu steps the step moves %.2f ms per ms of collective wait, more than "
              "the wait itself: other work grows in the same steps, so they do not show the "
              "wait's own effect",
              n, it->sensitivity);
-  else if (it->sens_wait_us[1] > it->sens_wait_us[0])
+  else
     snprintf(b, cap,
              "the collective wait varies too little across the %zu steps to read how "
              "the step moves with it",
              n);
-  else
-    snprintf(b, cap, "%zu step%s, too few to read how the step moves with the wait", n,
-             n == 1 ? "" : "s");
 }
 
 /* What bounds a wait item (an_summary_item.wait_model; review 18 defect 6), "...; " into b:
