@@ -1818,6 +1818,12 @@ typedef struct an_summary_item {
    * GEMMs' FLOP term reaches their byte term (their time stays about flat until then). */
   size_t batch_tokens;
   double batch_factor, batch_ridge;
+  /* Batch items (review 19 defect 9): the step's memory floor, what its weight GEMMs and its
+   * attention (the KV cache, where the roofline has its bytes) must read a step, at the
+   * device's HBM peak (floor_hbm_tbs): their bytes per step, the floor (us per step) and
+   * each group's time per step above its own part of it. floor_us 0: no device. */
+  double floor_gemm_bytes, floor_attn_bytes, floor_hbm_tbs, floor_us;
+  double floor_gemm_above_us, floor_attn_above_us;
   /* Fusion items: their row's since (an_fuse_row.since_*; review 18 defect 10), the
    * release the path's switch needs, and that switch (review 19 defect 12: a path a release
    * has is an upgrade and a setting, not a port); NULL: not stated. since_cap_tokens: the

@@ -2294,6 +2294,32 @@ static void readback_basis(const an_summary_item *it, const char *x, char *b, si
              "may be their work, so the bound is an upper one");
 }
 
+/* The decode step's memory floor (review 19 defect 9: the per-kernel items read alone, with
+ * no step-level roofline): the bytes a step must move at the HBM peak, the step's multiple of
+ * it, and the time the GEMMs and attention take above their parts of it. */
+static void step_floor_text(const an_summary_item *it, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (it->floor_us <= 0 || it->step_us <= 0 || len >= cap) return;
+  char fl[32], stp[32], gap[32], g[32], a[32] = "", kv[96] = "";
+  rp_fmt_ms(fl, sizeof fl, it->floor_us);
+  rp_fmt_ms(stp, sizeof stp, it->step_us);
+  rp_fmt_ms(gap, sizeof gap, it->step_us > it->floor_us ? it->step_us - it->floor_us : 0);
+  rp_fmt_ms(g, sizeof g, it->floor_gemm_above_us);
+  if (it->floor_attn_bytes > 0) {
+    rp_fmt_ms(a, sizeof a, it->floor_attn_above_us);
+    snprintf(kv, sizeof kv, " + attention's %.2f GB of KV cache", it->floor_attn_bytes / 1e9);
+  }
+  len += (size_t)snprintf(b + len, cap - len,
+                          ". In context, the step's memory floor: its weight GEMMs' %.2f GB%s a "
+                          "step at the %.2f TB/s HBM peak take %s ms, %.0f%% of the %s ms step; "
+                          "of the %s ms above it, the GEMMs take %s ms",
+                          it->floor_gemm_bytes / 1e9, kv, it->floor_hbm_tbs, fl,
+                          it->floor_us / it->step_us * 100.0, stp, gap, g);
+  if (it->floor_attn_bytes > 0 && len < cap)
+    len += (size_t)snprintf(b + len, cap - len, " and attention %s ms", a);
+  if (len < cap) snprintf(b + len, cap - len, ", the step's other kernels and its idle the rest");
+}
+
 /* A batch item's basis (review 18 defect 9): the batch, the GEMMs' time and per-token time,
  * the model that bounds it (memory-bound GEMM time about flat in the batch until the ridge)
  * and its evidence. */
@@ -2311,6 +2337,7 @@ static void batch_basis(const an_summary_item *it, const char *x, char *b, size_
            it->batch_ridge, it->batch_factor, it->batch_factor,
            (1.0 - 1.0 / it->batch_factor) * 100.0,
            it->batch_factor > 0 ? per_token / it->batch_factor : 0);
+  step_floor_text(it, b, cap);
 }
 
 void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t cap) {

@@ -1374,7 +1374,35 @@ def check_batch(rep, name, source, failures):
                 name, st["stage"], it["bound_us_per_step"], t * (1 - 1 / k), t, k))
         if "%d tokens" % tokens not in it["basis_text"]:
             failures.append("%s: the batch item does not give the batch" % name)
+        check_step_floor(rep, st, it, fams, name, failures)
     return sum(1 for it in rep["summary"] if it["action_id"] == "batch")
+
+
+def check_step_floor(rep, st, it, fams, name, failures):
+    """Review 19 defect 9: the batch item puts the per-kernel items in context with the
+    step's memory floor, the bytes its weight GEMMs and its attention read a step (each row's
+    bytes scaled to its time in the steps) at the device's HBM peak."""
+    hbm = (rep.get("roofline_device") or {}).get("hbm_tbs") or 0
+    if not hbm:
+        return
+    gemm = attn = 0.0
+    for k in st["kernels"]:
+        f = k.get("roofline") or {}
+        if f.get("time_us", 0) <= 0 or f.get("bytes", 0) <= 0:
+            continue
+        b = f["bytes"] * k["per_step_us"] / f["time_us"]
+        if f.get("family") in fams:
+            gemm += b
+        elif f.get("family") == "attention":
+            attn += b
+    m = re.search(r"step's memory floor: its weight GEMMs' ([\d.]+) GB.*? at the ([\d.]+) TB/s "
+                  r"HBM peak take ([\d.]+) ms", it["basis_text"])
+    want_ms = (gemm + attn) / (hbm * 1e6) / 1e3
+    if not m:
+        failures.append("%s %s: the batch item states no step memory floor" % (name, st["stage"]))
+    elif abs(float(m.group(1)) - gemm / 1e9) > 0.01 or abs(float(m.group(3)) - want_ms) > 0.01:
+        failures.append("%s %s: step floor %s GB / %s ms, model %.2f GB / %.2f ms" % (
+            name, st["stage"], m.group(1), m.group(3), gemm / 1e9, want_ms))
 
 
 def check_levers(args, failures):
