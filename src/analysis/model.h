@@ -1812,6 +1812,21 @@ typedef struct an_summary_item {
   size_t fold_row;
   double fold_us;
   const char *fold_dims;
+  /* Review 19 defect 4 (SGLang prefill's act_and_mul fold beside the tuning of the same
+   * gate_up GEMM, read as additive): fold_tuned_us, that GEMM's time per step once a tuning
+   * item of it wins its bound (0: no tuning item names it), the fold's break-even taken
+   * against it; fold_anchor, that tuning item's evidence row (empty: none), fold_after its
+   * number once the items are ranked (0: not listed), a fold item ranked after it.
+   * fold_then: a tuning item of a folding kernel under the tuning bar (a better kernel first,
+   * roofline.levers_unfolded; its lever), the fold following it with fold_lever, for at most
+   * fold_more_us more (the time the tuned kernel still takes); a fold item's fold_more_us is
+   * its bound; fold_breakeven_pct, fold_more_us over the tuned GEMM's time (else its present
+   * time) in percent: the slowdown of that GEMM at which the fold stops paying. */
+  double fold_tuned_us, fold_more_us, fold_breakeven_pct;
+  char fold_anchor[64];
+  size_t fold_after;
+  bool fold_then;
+  const char *fold_lever;
   /* Batch items (AN_ACTION_RAISE_BATCH; review 18 defect 9): the tokens of a step (the
    * model plan's, from the logits op's rows), the factor the bound raises the batch by
    * (summary.batch_step, at most the ridge) and the ridge: how many times the batch the

@@ -462,6 +462,35 @@ static size_t pool_and_cap(sm_ctx *c, an_summary_item *v, size_t m, an_summary_d
   return kept - leads;
 }
 
+/* The number of the item among v[0..n) whose evidence holds row anchor a, 0: none. */
+static size_t item_of_anchor(const an_summary_item *v, size_t n, const char *a) {
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(v[i].anchor, a)) return i + 1;
+    for (size_t k = 0; k < v[i].n_more; k++)
+      if (!strcmp(v[i].more[k], a)) return i + 1;
+  }
+  return 0;
+}
+
+/* A fold item depends on the tuning item of the GEMM it folds into (review 19 defect 4: its
+ * break-even is against the tuned GEMM): it comes after that item, whatever their bounds,
+ * and each item with a fold names that item's number. A tuning item with a fold after it
+ * (fold_then) stays where its own bound puts it: its kernel fix depends on nothing. */
+static void order_folds(an_summary_item *v, size_t n) {
+  for (size_t i = 0; i < n;) {
+    size_t j = v[i].fold_anchor[0] && !v[i].fold_then ? item_of_anchor(v, n, v[i].fold_anchor) : 0;
+    if (j <= i + 1) {
+      i++;
+      continue;
+    }
+    an_summary_item x = v[i]; /* after v[j - 1]: the items between move up one */
+    memmove(&v[i], &v[i + 1], (j - 1 - i) * sizeof *v);
+    v[j - 1] = x;
+  }
+  for (size_t i = 0; i < n; i++)
+    v[i].fold_after = v[i].fold_anchor[0] ? item_of_anchor(v, n, v[i].fold_anchor) : 0;
+}
+
 static void note_bottleneck(an_report *rep, const sm_stage *g) {
   if (!g->bottleneck || rep->bottleneck.stage_label || g->step_us <= 0) return;
   rep->bottleneck = (an_bottleneck){.stage_label = g->st->label,
@@ -504,6 +533,7 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
   sm_carried carried = carried_of(c.s);
   size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch, &carried), leads = 0;
   if (!c.nomem) n = pool_and_cap(&c, c.v, n, out, &leads);
+  if (!c.nomem) order_folds(c.v, n);
   free(bneck);
   sm_levers_free(&c);
   free(c.koff);

@@ -192,6 +192,14 @@ static const te_string_list *fold_families(const sm_ctx *c, const an_roofline *f
   return t && t->n ? t : NULL;
 }
 
+/* The lever of a folding kernel itself (roofline.levers_unfolded), NULL: none stated. */
+static const char *unfolded_lever(const sm_ctx *c, const an_roofline *f, const char *kernel) {
+  const char *key;
+  roofline_lever(c, f, kernel, &key);
+  const te_string_list *t = key ? te_list_map_get(&c->s->roofline_levers_unfolded, key) : NULL;
+  return t && t->n ? t->items[0] : NULL;
+}
+
 /* The tensors of an op's Input Dims text ("[[15360, 4096], [4096, 24576]]"), each by its
  * first and last dimension (scalars, empty lists and inputs an_op_input_dims cannot read
  * left out), at most cap; their count. */
@@ -265,7 +273,9 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   double gain_dev = f->time_us > 0 ? f->headroom_device_us / f->time_us : v.gain;
   bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
   v.fold = fold_families(c, f, r->name);
-  if (v.fold) { /* review 18 defect 5: the fold removes the kernel, not its headroom */
+  /* review 19 defect 4: under the tuning bar a better kernel comes first, the fold after */
+  bool unfold = v.fold && tune && v.frac < 1 && unfolded_lever(c, f, r->name);
+  if (v.fold && !unfold) { /* review 18 defect 5: the fold removes the kernel, not its headroom */
     v.action = AN_ACTION_FOLD_GEMM;
     v.win = v.win_dev = v.t;
     v.acts = v.t > 0;
@@ -292,7 +302,7 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
  * a family one backend serves (summary.tune_group_families). */
 static bool same_group(const sm_ctx *c, const rl_cand *a, const rl_cand *b) {
   if (a == b) return true;
-  if (a->action == AN_ACTION_FOLD_GEMM) return false; /* one GEMM each */
+  if (a->fold || b->fold) return false; /* one GEMM each */
   if (a->action != b->action || a->f->limiter != b->f->limiter || !a->f->family || !b->f->family ||
       strcmp(a->f->family, b->f->family) != 0)
     return false;
@@ -441,6 +451,34 @@ static void outlier_shape(const sm_ctx *c, const rl_cand *v, size_t n, size_t i,
   it->outlier_top_us = unit_time(&low) * (1 - rate / hi) * per_step;
 }
 
+/* A folding kernel's item: the GEMM it folds into and, when a tuning item names that GEMM,
+ * its tuned time and that item's row (review 19 defect 4: the fold's break-even is against
+ * the tuned GEMM, and the fold comes after the tuning). A kernel under the tuning bar is
+ * tuned first (its own lever), the fold following for the time the tuned kernel takes. */
+static void fold_item(sm_ctx *c, const rl_cand *v, size_t n, size_t i, an_summary_item *it) {
+  const an_kernel_row *r = &c->g.st->kernels[v[i].row];
+  it->fold_more_us = v[i].t;
+  if (v[i].action == AN_ACTION_TUNE_KERNEL) {
+    it->fold_then = true;
+    it->fold_lever = it->lever;
+    it->lever = unfolded_lever(c, v[i].f, r->name);
+    it->fold_more_us = v[i].t - v[i].win;
+  }
+  it->fold_row = fold_target(c, v[i].f, v[i].fold, &it->fold_dims);
+  if (!it->fold_row) return;
+  size_t g = it->fold_row - 1;
+  it->fold_us = sm_row_per_step(c, &c->g.st->kernels[g]);
+  sm_item_more(it, "kernel", c->g.st->id, g);
+  for (size_t k = 0; k < n; k++)
+    if (v[k].row == g && v[k].acts && v[k].action == AN_ACTION_TUNE_KERNEL && v[k].win > 0 &&
+        v[k].win < it->fold_us) {
+      it->fold_tuned_us = it->fold_us - v[k].win;
+      an_summary_anchor(it->fold_anchor, sizeof it->fold_anchor, "kernel", c->g.st->id, g);
+    }
+  double ref = it->fold_tuned_us > 0 ? it->fold_tuned_us : it->fold_us;
+  it->fold_breakeven_pct = ref > 0 ? it->fold_more_us / ref * 100.0 : 0;
+}
+
 /* The item of the group whose largest kernel is v[i]'s row (rows are time-descending). */
 static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   double win = 0, win_dev = 0, t = 0, merged = 0, lo = v[i].f->achieved_pct, hi = lo;
@@ -479,13 +517,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   const char *key;
   if (v[i].action != AN_ACTION_FEWER_BYTES || v[i].f->balanced)
     it->lever = roofline_lever(c, v[i].f, r->name, &key);
-  if (v[i].action == AN_ACTION_FOLD_GEMM) {
-    it->fold_row = fold_target(c, v[i].f, v[i].fold, &it->fold_dims);
-    if (it->fold_row) {
-      it->fold_us = sm_row_per_step(c, &c->g.st->kernels[it->fold_row - 1]);
-      sm_item_more(it, "kernel", c->g.st->id, it->fold_row - 1);
-    }
-  }
+  if (v[i].fold) fold_item(c, v, n, i, it);
   if (v[i].action == AN_ACTION_TUNE_KERNEL && win_dev > win) it->ceiling_us = win_dev;
   if (v[i].action == AN_ACTION_TUNE_KERNEL) outlier_shape(c, v, n, i, it);
   if (members > 1) {

@@ -548,18 +548,28 @@ static bool item_not_additive_json(cJSON *o, const an_summary_item *it) {
          cJSON_AddBoolToObject(x, "additive", it->not_additive_adds);
 }
 
-/* "fold": a fold item's GEMM (review 18 defect 5): its kernel row, time per step, the shape
- * that holds the folded kernel's input and the slowdown of it at which the fold stops
- * paying (percent); null when the item is no fold or the trace's shapes name no GEMM. */
+/* "fold": a fold item's GEMM (review 18 defect 5), or the fold after a tuning item of a
+ * folding kernel (review 19 defect 4): its kernel row, time per step, the shape that holds
+ * the folded kernel's input, that GEMM's time once its tuning item wins (null: none), that
+ * item's number (null: not listed), what the fold wins (more than the tuning item, when it
+ * follows one), and the slowdown of the reference GEMM at which it stops paying (percent);
+ * null when there is no fold or the trace's shapes name no GEMM. */
 static bool item_fold_json(cJSON *o, const an_summary_item *it) {
-  if (it->action != AN_ACTION_FOLD_GEMM || !it->fold_row || it->fold_us <= 0)
+  if ((it->action != AN_ACTION_FOLD_GEMM && !it->fold_then) || !it->fold_row || it->fold_us <= 0)
     return cJSON_AddNullToObject(o, "fold") != NULL;
   cJSON *x = cJSON_AddObjectToObject(o, "fold");
   return x && cJSON_AddNumberToObject(x, "row", (double)(it->fold_row - 1)) &&
          cJSON_AddNumberToObject(x, "gemm_us_per_step", an_round3(it->fold_us)) &&
          add_str_or_null(x, "dims", it->fold_dims) &&
-         cJSON_AddNumberToObject(x, "breakeven_pct",
-                                 an_round3(it->at_stake_us / it->fold_us * 100.0));
+         (it->fold_tuned_us > 0
+              ? cJSON_AddNumberToObject(x, "tuned_gemm_us_per_step", an_round3(it->fold_tuned_us))
+              : cJSON_AddNullToObject(x, "tuned_gemm_us_per_step")) &&
+         (it->fold_after ? cJSON_AddNumberToObject(x, "after_item", (double)it->fold_after)
+                         : cJSON_AddNullToObject(x, "after_item")) &&
+         cJSON_AddBoolToObject(x, "then", it->fold_then) &&
+         cJSON_AddNumberToObject(x, "us_per_step", an_round3(it->fold_more_us)) &&
+         add_str_or_null(x, "lever", it->fold_then ? it->fold_lever : NULL) &&
+         cJSON_AddNumberToObject(x, "breakeven_pct", an_round3(it->fold_breakeven_pct));
 }
 
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {

@@ -1664,33 +1664,71 @@ static void roofline_lever(const an_summary_item *it, char *b, size_t cap) {
              "(roofline.levers): its own source and launch configuration are what to read");
 }
 
+/* The GEMM a fold replaces and its break-even (review 18 defect 5): "K1 in STAGE (T ms/step;
+ * shape S), whose library the fused GEMM replaces: ...". When a tuning item names that GEMM
+ * (review 19 defect 4), its tuned time is the reference, the tuning first: "item N tunes it
+ * first, to U ms/step: fold after it, against the tuned GEMM"; the fold's win over the
+ * reference is the slowdown at which it stops paying. */
+static void fold_gemm_text(const an_summary_item *it, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (len >= cap) return;
+  if (!it->fold_row || it->fold_us <= 0) {
+    snprintf(b + len, cap - len,
+             "less any slowdown of the GEMM it folds into (the trace's shapes name none), whose "
+             "library the fused GEMM replaces");
+    return;
+  }
+  double ref = it->fold_tuned_us > 0 ? it->fold_tuned_us : it->fold_us;
+  char g[32], u[32], pct[32], first[160] = "";
+  rp_fmt_ms(g, sizeof g, it->fold_us);
+  rp_fmt_ms(u, sizeof u, it->fold_tuned_us);
+  rp_fmt_ms(pct, sizeof pct, ref / 100.0);
+  if (it->fold_tuned_us > 0 && it->fold_after)
+    snprintf(first, sizeof first,
+             "item %zu tunes that GEMM first, to %s ms/step: fold after it, against the tuned "
+             "GEMM: ",
+             it->fold_after, u);
+  else if (it->fold_tuned_us > 0)
+    snprintf(first, sizeof first,
+             "tuning that GEMM to its attainable rate takes it to %s ms/step first: fold after "
+             "that, against the tuned GEMM: ",
+             u);
+  snprintf(b + len, cap - len,
+           "less any slowdown of the GEMM it folds into, K%zu in %s (%s ms/step; shape %s), "
+           "whose library the fused GEMM replaces: %sthe fold pays only while the fused GEMM "
+           "stays within %.1f%% of %s time on this shape (each 1%% slower costs %s ms/step)",
+           it->fold_row, it->stage_label ? it->stage_label : "?", g,
+           it->fold_dims ? it->fold_dims : "?", first, it->fold_breakeven_pct,
+           it->fold_tuned_us > 0 ? "the tuned GEMM's" : "its present", pct);
+}
+
 /* A fold item's basis (review 18 defect 5): the kernel's whole time goes, less any slowdown
- * of the GEMM it folds into, whose library the fused GEMM replaces: that GEMM, its shape,
- * and the slowdown at which the fold stops paying. */
+ * of the GEMM it folds into, whose library the fused GEMM replaces. */
 static void fold_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
-  const an_roofline *f = it->roofline;
   char head[160] = "";
-  if (f)
+  if (it->roofline)
     snprintf(head, sizeof head,
              " (at %.0f%% of its roofline: tuning it alone would win only its headroom)",
              it->basis_pct);
-  if (it->fold_row && it->fold_us > 0) {
-    char g[32], pct[32];
-    rp_fmt_ms(g, sizeof g, it->fold_us);
-    rp_fmt_ms(pct, sizeof pct, it->fold_us / 100.0);
-    snprintf(b, cap,
-             "its whole %s ms/step goes with it%s, less any slowdown of the GEMM it folds into, "
-             "K%zu in %s (%s ms/step; shape %s), whose library the fused GEMM replaces: the fold "
-             "pays only while that GEMM stays within %.1f%% of its present time on this shape "
-             "(each 1%% slower costs %s ms/step)",
-             x, head, it->fold_row, it->stage_label ? it->stage_label : "?", g,
-             it->fold_dims ? it->fold_dims : "?", it->at_stake_us / it->fold_us * 100.0, pct);
-  } else
-    snprintf(b, cap,
-             "its whole %s ms/step goes with it%s, less any slowdown of the GEMM it folds into "
-             "(the trace's shapes name none), whose library the fused GEMM replaces",
-             x, head);
+  snprintf(b, cap, "its whole %s ms/step goes with it%s, ", x, head);
+  fold_gemm_text(it, b, cap);
   roofline_lever(it, b, cap);
+}
+
+/* A tuning item of a folding kernel (review 19 defect 4): the fold follows the kernel fix,
+ * for the time the tuned kernel still takes, with its own lever. */
+static void fold_then_text(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (!it->fold_then || len >= cap) return;
+  char more[32];
+  rp_fmt_ms(more, sizeof more, it->fold_more_us);
+  len += (size_t)snprintf(b + len, cap - len,
+                          "; then fold it into the GEMM before it: at most %s ms/step more (what "
+                          "the tuned kernel still takes; its whole %s ms/step with this item's), ",
+                          more, x);
+  if (len < cap) fold_gemm_text(it, b, cap);
+  len = strlen(b);
+  if (it->fold_lever && len < cap) snprintf(b + len, cap - len, "; fold lever: %s", it->fold_lever);
 }
 
 static void roofline_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
@@ -1742,6 +1780,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              it->basis_pct, other, f->of_attainable_pct, att,
              it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, held, fl, ceil, odd);
     roofline_lever(it, b, cap);
+    fold_then_text(it, x, b, cap);
   } else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,
              x);

@@ -1312,13 +1312,22 @@ def check_fold(rep, it, platform, name, source, failures):
     paying, and carries the condition (benchmark the replacing GEMM on that shape first)."""
     stage = rep["stages"][[s["stage"] for s in rep["stages"]].index(it["stage"])]
     row = stage["kernels"][it["row"]]
-    if not near(it["bound_us_per_step"], row["per_step_us"]):
+    then = it["action_id"] == "tune"  # review 19 defect 4: the kernel fix first, the fold after
+    fold_us = row["per_step_us"] - (it["bound_us_per_step"] if then else 0)
+    if it["fold"] and not near(it["fold"]["us_per_step"], fold_us):
+        failures.append("%s: the fold wins %.1f, not the kernel's %s %.1f us/step" % (
+            name, it["fold"]["us_per_step"], "time once tuned" if then else "whole", fold_us))
+    if not then and not near(it["bound_us_per_step"], row["per_step_us"]):
         failures.append("%s: fold bound %.1f is not the kernel's whole %.1f us/step" % (
             name, it["bound_us_per_step"], row["per_step_us"]))
+    if then and row["roofline"]["of_attainable_pct"] >= setting_number(
+            source, "75-roofline.yaml", "tune_below_pct"):
+        failures.append("%s: a folding kernel at its attainable rate is tuned first" % name)
+    lever = it["fold"]["lever"] if then and it["fold"] else it["lever"]
     lib = {"rocm": "hipBLASLt", "cuda": "cuBLASLt"}.get(platform, "")
-    if not it["lever"] or lib not in it["lever"] or "only if it matches" not in it["lever"]:
+    if not lever or lib not in lever or "only if it matches" not in lever:
         failures.append("%s: the fold's lever names no replaced library and condition: %r" % (
-            name, it["lever"]))
+            name, lever))
     fams = sorted({f for v in fold_families(source).values() for f in v})
     shapes = row["roofline"]["shapes"]
     m, w = widest_input(shapes[0]["dims"]) if shapes else (0, 0)
@@ -1334,9 +1343,20 @@ def check_fold(rep, it, platform, name, source, failures):
         failures.append("%s: the fold names GEMM row %r, its input's shapes say %r" % (
             name, got, expect))
     if it["fold"]:
+        # review 19 defect 4: against the tuned GEMM when a tuning item names it, and after it
         g = stage["kernels"][got]["per_step_us"]
-        if not near(it["fold"]["breakeven_pct"], it["bound_us_per_step"] / g * 100.0):
-            failures.append("%s: fold break-even %r, not bound / GEMM time" % (
+        anchor = "kernel-%s-%d" % (it["stage"], got)
+        tuner = next((k + 1 for k, t in enumerate(rep["summary"]) if t["action_id"] == "tune"
+                      and anchor in t["evidence"]), None)
+        tuned = it["fold"]["tuned_gemm_us_per_step"]
+        if tuner and (tuned is None or it["fold"]["after_item"] != tuner):
+            failures.append("%s: the fold names no tuning item %r of its GEMM" % (name, tuner))
+        if tuner and not then and rep["summary"].index(it) + 1 < tuner:
+            failures.append("%s: the fold item comes before item %d it depends on" % (
+                name, tuner))
+        ref = tuned if tuned else g
+        if not near(it["fold"]["breakeven_pct"], it["fold"]["us_per_step"] / ref * 100.0):
+            failures.append("%s: fold break-even %r, not its win / GEMM time" % (
                 name, it["fold"]["breakeven_pct"]))
         if "each 1% slower costs" not in it["basis_text"]:
             failures.append("%s: the fold's basis states no cost of a slower GEMM" % name)
@@ -1415,7 +1435,7 @@ def check_levers(args, failures):
     if not any("45_dual_gemm" in t and "no cuBLASLt epilogue" in t for t in cuda_gated):
         failures.append("elementwise/cuda/gated_act: %r" % cuda_gated)
     real = os.path.join(args.shared, "traces/real")
-    batches = 0
+    batches = folds = 0
     for name in ("tracelens_torch_compile_mi300x.json.gz",
                  "vllm_gptoss_decode_fullgraph_amd.json.gz",
                  "vllm_gptoss_prefilldecode_piecewise_amd.json.gz",
@@ -1425,8 +1445,9 @@ def check_levers(args, failures):
         batches += check_batch(rep, name, args.source, failures)
         platform = (rep["context"].get("platform") or {}).get("value") or "any"
         for it in rep["summary"]:
-            if it["basis"] == "roofline" and it["action_id"] == "fold_gemm":
+            if it["basis"] == "roofline" and (it["action_id"] == "fold_gemm" or it["fold"]):
                 check_fold(rep, it, platform, name, args.source, failures)
+                folds += 1
                 continue
             if it["basis"] != "roofline" or it["action_id"] != "tune":
                 continue
@@ -1459,7 +1480,8 @@ def check_levers(args, failures):
                     name, it["lever"]))
             # review 15 defect 5: a gated activation between two GEMMs is told the GEMM
             # epilogue that runs it on the platform (roofline.levers_running gated_act); review
-            # 18 defect 5: that lever folds it away, so it is a fold item, never a tuning one
+            # 18 defect 5: that lever folds it away, so it is a fold item, or (review 19
+            # defect 4) a tuning item with the fold after it, never a tuning item alone
             if "act_and_mul" in it["kernels"][0] and platform == "rocm":
                 failures.append("%s: the gated activation is a tuning item: %r" % (
                     name, it["lever"]))
@@ -1472,6 +1494,8 @@ def check_levers(args, failures):
                 failures.append("%s: two bounds that read as one: %r" % (name, t[:300]))
     if not batches:  # the decode traces at bs 32 (SGLang Qwen3-8B, vLLM gpt-oss) have one
         failures.append("no real trace has a batch item: the lever is never exercised")
+    if not folds:  # SGLang prefill's act_and_mul folds into its gate_up GEMM
+        failures.append("no real trace has a fold: the lever is never exercised")
 
 
 def real_traces(args):

@@ -588,6 +588,9 @@ typedef struct te_list_map {
     "levers_running keys whose lever folds the kernel into the GEMM before it, run by another "    \
     "library: the op families of that GEMM (the bound is the kernel's whole time, less any "       \
     "slowdown of the GEMM it replaces)")                                                           \
+  X(roofline_levers_unfolded, "roofline.levers_unfolded", LIST_MAP, 0, 0, 0, NULL,                 \
+    "levers_folding keys: the lever of the kernel itself, offered first when it runs under "       \
+    "tune_below_pct of its attainable rate (a better kernel risks no GEMM), the fold after it")    \
   X(roofline_comparable_min_us, "roofline.comparable_min_us", NUMBER, 0, 1e15, 0, NULL,            \
     "a row sets the in-trace attainable rate of its family only with this much GPU time over "     \
     "its launches with shapes")                                                                    \
