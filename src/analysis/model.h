@@ -1769,6 +1769,14 @@ typedef struct an_summary_item {
    * blocking call lies in, lever_op): the places to look after it (summary.levers
    * queued_outside). Borrowed; NULL: none. */
   const char *lever_next;
+  /* An overlap item of a host copy already on a stream of its own whose rate is under
+   * overlap.copy_lane.host_link_min_fraction of one direction of the host link
+   * (an_overlap_row.copy_slow; review 20 defect 1: hta_async's pinned input copies are
+   * prefetched already, 74 % hidden, and move 8.4 GB/s): the action is the copy's rate, not
+   * a side stream. copy_gbs: its rate; copy_target_gbs: that share of the link, what pinned
+   * copies reach; copy_pageable: from or to pageable memory. 0: not such an item. */
+  double copy_gbs, copy_target_gbs;
+  bool copy_pageable;
   /* Roofline tuning items: the launches of their kernels below the device's latency floor
    * (an_roofline.latency_floor_us), whose bound counts only their time above it. */
   size_t floored_launches;

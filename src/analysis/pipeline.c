@@ -1399,13 +1399,15 @@ static an_status assemble(run_state *r, double kernel_min_share) {
   trace_identity(r, &r->report.limits);
   if (trace_filter_limits(r) != AN_OK) return AN_ERR_NOMEM;
   an_summary_limits(&r->report, te_rules_settings(r->rules));
+  /* a host copy's rate against the link: the summary's copy items read it */
+  for (size_t i = 0; i < r->overlap.n_stages; i++)
+    an_overlap_copy_rates(&r->overlap.stages[i], r->roofline.device.host_link_gbs, r->rules);
   if (an_summary_build(&r->report, r->stages, r->rules, &r->summary) != AN_OK)
     return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
   /* the overlap rows' priorities agree with the summary's banner (review 3), and their wait
    * words with its wait item (O22) */
   for (size_t i = 0; i < r->overlap.n_stages; i++) {
     an_overlap_follow_bottleneck(&r->overlap.stages[i], &r->report.bottleneck, r->rules);
-    an_overlap_copy_rates(&r->overlap.stages[i], r->roofline.device.host_link_gbs, r->rules);
     for (size_t k = 0; k < r->report.n_stages; k++)
       if (r->stages[k].overlap == &r->overlap.stages[i])
         an_overlap_follow_waits(&r->overlap.stages[i], r->stages[k].wait_story, r->rules);

@@ -1419,6 +1419,12 @@ void sm_overlap_items(sm_ctx *c) {
     collective_per_step(c, r, &own, &transfer);
     if (own < basis) basis = own;
     double bound = basis < transfer ? basis : transfer;
+    /* a slow host copy already on a stream of its own: raising its rate to what pinned
+     * copies reach wins at most its time less that time at that rate */
+    bool rate = a == AN_ACTION_TRY_OVERLAP && r->own_stream && r->copy_slow && isfinite(own);
+    double target = r->copy_slow_fraction * r->host_link_gbs;
+    double gbs = rate ? r->copy_bytes / r->copy_us / 1000.0 : 0;
+    if (rate && own * (1.0 - gbs / target) < bound) bound = own * (1.0 - gbs / target);
     /* a fusion names its partner and removes the piece's round trip (overlap_partner.c) */
     bool trip = a == AN_ACTION_TRY_FUSION && r->fusion_partner != AN_PARTNER_NONE;
     if (trip && kr) basis = sm_row_per_step(c, kr);
@@ -1431,8 +1437,13 @@ void sm_overlap_items(sm_ctx *c) {
     if (a == AN_ACTION_ELIMINATE && (it->lever = r->staging_lever)) it->lever_op = r->staging_op;
     /* a collective already on its own stream: what puts compute beside it (brief 10
      * defect 2), not a stream to move to */
-    if (a == AN_ACTION_TRY_OVERLAP && r->own_stream && r->n_own_stream_levers)
+    if (a == AN_ACTION_TRY_OVERLAP && r->own_stream && r->n_own_stream_levers && !rate)
       it->lever = r->own_stream_levers[0];
+    if (rate) {
+      it->copy_gbs = gbs;
+      it->copy_target_gbs = target;
+      it->copy_pageable = r->copy_pageable;
+    }
     if (trip) it->what = r->fusion_pattern;
     if (trip) it->partner = r->fusion_partner;
     /* one of a collective's rows split by launch context: the item says which */

@@ -622,6 +622,10 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   const char *ranks =
       it->rank_group && !it->rank_group_partial ? rank_wait_action(it->rank_group) : NULL;
   if (ranks) return ranks;
+  /* a slow host copy already prefetched on its own stream: its rate is the lever */
+  if (it->copy_gbs > 0)
+    return "Raise the copy's rate: it already runs on a stream of its own, so what stays "
+           "exposed is its own length";
   /* one rank's trace of too few steps says neither which rank is late nor what its wait
    * costs the step: more steps on every rank first (review 19: param_dlrm) */
   if (it->action == AN_ACTION_RANK_SKEW && it->few_steps)
@@ -1891,6 +1895,22 @@ static void exposed_parts(const an_summary_item *it, rp_part_fn fn, void *ctx) {
     fn(ctx, RP_PART_BASIS, "; its copies run under ", NULL);
     fn(ctx, RP_PART_NAME, op, NULL);
     snprintf(b, sizeof b, ": %s", it->lever);
+    fn(ctx, RP_PART_BASIS, b, NULL);
+  } else if (it->copy_gbs > 0) { /* a slow host copy already on its own stream */
+    char at[32];
+    rp_fmt_ms(at, sizeof at, it->detail_us * it->copy_gbs / it->copy_target_gbs);
+    snprintf(b, sizeof b,
+             "; it already runs on a stream of its own, beside the compute, and moves %.1f GB/s, "
+             "under the copy-rate bar of %.0f GB/s (a share of one direction of the host link, "
+             "the device pack's PCIe figure; pinned copies reach about three quarters of it): at "
+             "the bar it would take %s of its %s ms/step, so raising the rate wins at most the "
+             "difference, and no more than its exposed part; %s",
+             it->copy_gbs, it->copy_target_gbs, at, y,
+             it->copy_pageable
+                 ? "pageable memory is staged through a pinned buffer: pin it (pin_memory=True)"
+                 : "look for transfers sharing the link (other GPUs' copies behind one PCIe "
+                   "switch, NCCL or a NIC on it), host memory on another NUMA node than the "
+                   "GPU (bind the process to the GPU's node), or memory that is not pinned");
     fn(ctx, RP_PART_BASIS, b, NULL);
   } else if (it->lever) { /* a collective already on its own stream */
     snprintf(b, sizeof b,

@@ -11,6 +11,7 @@
 #include "report/layout_md.h"
 #include "report/overlap_report.h"
 #include "report/text.h"
+#include "report/timeline_report.h"
 #include "util/limits.h"
 
 /* The default packs, then (when given) one inline pack loaded after them, as --rules
@@ -2279,6 +2280,14 @@ Test(overlap_mechanism, a_copy_with_nothing_beside_it_is_exposed) {
  * rate are the row's; under half of one direction of the device's host link they are slow,
  * and the line under the table says what to look for. 6 MB in 600 us (10 GB/s) is slow;
  * 15 MB in 600 us (25 GB/s) is not. */
+/* The summary item of the input copies, or NULL. */
+static const an_summary_item *copy_item(const an_report *rep) {
+  for (size_t i = 0; i < rep->n_summary; i++)
+    for (size_t k = 0; k < rep->summary[i].n_kernels; k++)
+      if (strstr(rep->summary[i].kernels[k], "Memcpy HtoD (Pinned")) return &rep->summary[i];
+  return NULL;
+}
+
 Test(overlap_mechanism, a_slow_host_copy_says_so) {
   te_rules *r = load_rules();
   char *buf = input_copies_trace(6e6);
@@ -2297,11 +2306,23 @@ Test(overlap_mechanism, a_slow_host_copy_says_so) {
                 strstr(line, "sharing the link"),
             "%s", line ? line : "(none)");
   free(line);
+  /* review 20 defect 1: on a stream of its own already, its item is the copy's rate (not
+   * "issue it a batch ahead"), bounded by its time less that time at the bar (16 GB/s) */
+  const an_summary_item *it = copy_item(x.rep);
+  cr_assert(it, "the copy has an item");
+  cr_assert_float_eq(it->copy_gbs, 10.0, 1e-9, "%g", it->copy_gbs);
+  cr_assert_float_eq(it->copy_target_gbs, 16.0, 1e-9, "half of 32: %g", it->copy_target_gbs);
+  cr_assert(!it->lever, "no 'a batch ahead' lever: it is prefetched already");
+  cr_assert(strstr(rp_summary_action(it, AN_WORKLOAD_TRAINING), "Raise the copy's rate"));
+  cr_assert(it->at_stake_us <= it->detail_us * (1.0 - 10.0 / 16.0) + 1e-6, "%g of %g",
+            it->at_stake_us, it->detail_us);
   run_free(&x);
   free(buf);
   buf = input_copies_trace(15e6);
   in = copies_row(&x, r, buf);
   cr_assert(in->host_link_gbs > 0 && !in->copy_slow, "25 GB/s of 32 is not slow");
+  it = copy_item(x.rep);
+  cr_assert(!it || !(it->copy_gbs > 0), "a copy at its rate keeps the overlap lever");
   run_free(&x);
   free(buf);
   te_rules_destroy(r);
