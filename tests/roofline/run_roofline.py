@@ -1394,6 +1394,12 @@ def check_batch(rep, name, source, failures):
                 name, st["stage"], it["bound_us_per_step"], t * (1 - 1 / k), t, k))
         if "%d tokens" % tokens not in it["basis_text"]:
             failures.append("%s: the batch item does not give the batch" % name)
+        # review 20 defect 4: a throughput lever ranks after every item that shortens the step
+        later = [x for x in rep["summary"][rep["summary"].index(it) + 1:]
+                 if x.get("bound_us_per_step") and x["action_id"] != "batch"]
+        if later:
+            failures.append("%s %s: the batch item ranks above %d per-step item(s)" % (
+                name, st["stage"], len(later)))
         check_step_floor(rep, st, it, fams, name, failures)
     return sum(1 for it in rep["summary"] if it["action_id"] == "batch")
 
