@@ -111,6 +111,9 @@ void an_overlap_follow_waits(an_overlap_stage *o, an_wait_story story, const te_
  * overlap.copy_lane.host_link_min_fraction of it. Nothing changes without
  * overlap.mechanism_actions. */
 void an_overlap_copy_rates(an_overlap_stage *o, double host_link_gbs, const te_rules *rules);
+/* A copy row's rate in GB/s: copy_bytes / copy_us (bytes per us = MB/s); 0 when it states
+ * no time. */
+double an_overlap_copy_gbs(const an_overlap_row *r);
 
 /* Whether row r of stage o recovers less than the stage's bar: overlap.recoverable.floor_ms
  * per step, or overlap.recoverable.min_step_pct of the step (deviation O25). */

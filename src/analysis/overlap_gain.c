@@ -244,6 +244,10 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
   }
 }
 
+double an_overlap_copy_gbs(const an_overlap_row *r) {
+  return r->copy_us > 0 ? r->copy_bytes / r->copy_us / 1000.0 : 0;
+}
+
 void an_overlap_copy_rates(an_overlap_stage *o, double host_link_gbs, const te_rules *rules) {
   const te_settings *set = te_rules_settings(rules);
   if (!set->overlap_mechanism_actions || !(host_link_gbs > 0)) return;
@@ -254,7 +258,7 @@ void an_overlap_copy_rates(an_overlap_stage *o, double host_link_gbs, const te_r
     if (!r->host_copy || !(r->copy_us > 0) || r->recommendation == AN_RECOMMEND_ONE_TIME) continue;
     /* a copy moves one way: half of what the datasheet states for both directions */
     r->host_link_gbs = host_link_gbs / 2.0;
-    double gbs = r->copy_bytes / r->copy_us / 1000.0; /* bytes per us = MB/s */
+    double gbs = an_overlap_copy_gbs(r);
     r->copy_slow_fraction = set->overlap_copy_lane_host_link_min_fraction;
     r->copy_slow = gbs < r->copy_slow_fraction * r->host_link_gbs;
     r->copy_pageable =

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/overlap.h"
 #include "analysis/summary.h"
 #include "analysis/summary_internal.h"
 
@@ -1419,11 +1420,11 @@ void sm_overlap_items(sm_ctx *c) {
     collective_per_step(c, r, &own, &transfer);
     if (own < basis) basis = own;
     double bound = basis < transfer ? basis : transfer;
-    /* a slow host copy already on a stream of its own: raising its rate to what pinned
-     * copies reach wins at most its time less that time at that rate */
+    /* a slow host copy already on a stream of its own: raising its rate to the copy-rate
+     * bar wins at most its time less that time at the bar */
     bool rate = a == AN_ACTION_TRY_OVERLAP && r->own_stream && r->copy_slow && isfinite(own);
     double target = r->copy_slow_fraction * r->host_link_gbs;
-    double gbs = rate ? r->copy_bytes / r->copy_us / 1000.0 : 0;
+    double gbs = rate ? an_overlap_copy_gbs(r) : 0;
     if (rate && own * (1.0 - gbs / target) < bound) bound = own * (1.0 - gbs / target);
     /* a fusion names its partner and removes the piece's round trip (overlap_partner.c) */
     bool trip = a == AN_ACTION_TRY_FUSION && r->fusion_partner != AN_PARTNER_NONE;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/overlap.h"
 #include "analysis/summary.h"
 #include "report/md.h"
 #include "util/buf.h"
@@ -1719,7 +1720,7 @@ char *rp_overlap_copy_rate_text(const an_overlap_stage *o) {
     fmt_bytes(all, sizeof all, r->copy_bytes);
     fmt_bytes(big, sizeof big, r->copy_max_bytes);
     ut_buf_addf(&t, "%sO%zu moves %s at %.1f GB/s (its largest copy %s)",
-                k++ ? "; " : "Copy rates: ", i + 1, all, r->copy_bytes / r->copy_us / 1000.0, big);
+                k++ ? "; " : "Copy rates: ", i + 1, all, an_overlap_copy_gbs(r), big);
     if (!r->copy_slow) continue;
     char bar[32];
     fmt_fraction(bar, sizeof bar, r->copy_slow_fraction);
