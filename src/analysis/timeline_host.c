@@ -974,10 +974,9 @@ static bool sort_calls(tl_host *h, size_t n) {
   call_group *g = call_groups(h, n, &slot, &ng);
   for (uint32_t i = 0; g && i < n; i++)
     if (call_corr(h, i) > 0) h->calls[g[group_of(&slot, g, ng, &last, call_thread(h, i))].at++] = i;
-  for (size_t k = 0, at = 0; g && k < ng; at = g[k++].at) {
+  for (size_t k = 0, at = 0; g && k < ng; at = g[k++].at)
     ut_sort(h->calls + at, g[k].at - at, sizeof *h->calls, cmp_thread_call, h);
-    h->n_calls = g[k].at;
-  }
+  if (g && ng) h->n_calls = g[ng - 1].at; /* the calls with an id, grouped */
   ut_u64map_free(&slot);
   free(g);
   return g || !n;

@@ -18,7 +18,7 @@ double an_wait_floor(const double *sorted, size_t m, double floor_pct) {
 
 an_wait_cover an_wait_cover_begin(int64_t start, int64_t wait, int64_t limit) {
   int64_t end = wait > 0 ? start + wait : start;
-  return (an_wait_cover){wait, start, end < limit ? end : limit, start, 0};
+  return (an_wait_cover){wait, end < limit ? end : limit, start, 0};
 }
 
 /* Every event added before started at or before s: those reaching past s cover all of

@@ -85,10 +85,10 @@ double an_wait_floor(const double *sorted, size_t m, double floor_pct);
  * cover keeps two numbers, not their intervals: holding every collective's intervals until
  * the waits were known cost 18 MB on hta15 (15 copies of hta_async). */
 typedef struct an_wait_cover {
-  int64_t wait;       /* ns */
-  int64_t start, end; /* [start, start + wait) clipped to the collective's end */
-  int64_t reach;      /* the latest end of the events added so far, at least start */
-  int64_t covered;    /* the part of [start, end) they cover */
+  int64_t wait;    /* ns */
+  int64_t end;     /* of [start, start + wait) clipped to the collective's end */
+  int64_t reach;   /* the latest end of the events added so far, at least start */
+  int64_t covered; /* the part of [start, end) they cover */
 } an_wait_cover;
 
 /* The cover of wait ns from start, clipped to limit (the collective's end); none yet. */
