@@ -908,6 +908,13 @@ static bool base_label_hits(const te_classifier *base, const te_class_rule *cr, 
   return false;
 }
 
+/* Whether derived rule dv accepts its base's decision at (-1: the base's default): bit at + 1
+ * of its accept table. */
+static bool derived_accepts(const te_derived *dv, int at) {
+  size_t bit = (size_t)(at + 1);
+  return (dv->accept[bit >> 6] >> (bit & 63)) & 1u;
+}
+
 /* Each derived rule's base classifier and which of its decisions the rule accepts: the
  * overlap classifier asked both by name for every kernel name (te_rules_classifier_any
  * and the labels, a few dozen strcmp calls a name). Missing tables (no memory) leave
@@ -967,9 +974,8 @@ static void build_by_base(te_rules *r) {
       continue;
     for (int at = -1; at < (int)base->n_rules; at++) {
       int decided = -1;
-      size_t bit = (size_t)(at + 1);
       for (size_t i = 0; decided < 0 && i < c->n_rules; i++)
-        if (dv[i].base && ((dv[i].accept[bit >> 6] >> (bit & 63)) & 1u)) decided = (int)i;
+        if (dv[i].base && derived_accepts(&dv[i], at)) decided = (int)i;
       bb->rule[at + 1] = decided;
     }
     bb->base = base;
@@ -1132,7 +1138,7 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, const te_deriv
   /* finalize refuses derivation cycles; the bound only guards against misuse */
   if (!base || depth > 8) return false;
   int at = decide(r, base, subj, depth + 1, cached);
-  if (dv) return (dv->accept[(size_t)(at + 1) >> 6] >> ((size_t)(at + 1) & 63)) & 1u;
+  if (dv) return derived_accepts(dv, at);
   return base_label_hits(base, cr, at);
 }
 

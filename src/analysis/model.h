@@ -388,10 +388,10 @@ typedef struct an_roofline {
   /* A compute-bound attention row's shape ceiling (roofline.attention_ceiling, review 19
    * defect 6): the fraction of its format's dense peak the best published kernels reach at
    * its shapes (FLOP-weighted; 0: none), their head_dim and KV length (FLOP-weighted) and
-   * masking (most FLOPs causal); shape_ceiling: it set device_rate, below the device
-   * pack's rate pack_rate. */
+   * masking (most FLOPs causal); pack_rate: the device pack's rate when the ceiling set
+   * device_rate below it, else 0. */
   double attn_ceiling_frac, attn_head_dim, attn_kv_len;
-  bool attn_causal, shape_ceiling;
+  bool attn_causal;
   double pack_rate;
   const char *ceiling_basis; /* roofline.attention_ceiling_basis (the rules' string) */
 } an_roofline;
@@ -1773,9 +1773,10 @@ typedef struct an_summary_item {
    * overlap.copy_lane.host_link_min_fraction of one direction of the host link
    * (an_overlap_row.copy_slow; review 20 defect 1: hta_async's pinned input copies are
    * prefetched already, 74 % hidden, and move 8.4 GB/s): the action is the copy's rate, not
-   * a side stream. copy_gbs: its rate; copy_target_gbs: that share of the link, what pinned
-   * copies reach; copy_pageable: from or to pageable memory. 0: not such an item. */
+   * a side stream. copy_gbs: its rate; copy_target_gbs: that share of the link (the bar, under what
+   * pinned copies reach); copy_pageable: from or to pageable memory. 0: not such an item. */
   double copy_gbs, copy_target_gbs;
+  double copy_at_bar_us; /* its time per step at copy_target_gbs */
   bool copy_pageable;
   /* Roofline tuning items: the launches of their kernels below the device's latency floor
    * (an_roofline.latency_floor_us), whose bound counts only their time above it. */

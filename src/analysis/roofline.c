@@ -1198,7 +1198,6 @@ static void set_attainable(run *r, an_roofline *rec) {
   double shape = rec->attn_ceiling_frac * rec->peak;
   if (rec->limiter == AN_LIMIT_COMPUTE && shape > 0 && shape < dev) {
     const te_string_list *why = &te_rules_settings(r->c.rules)->roofline_attention_ceiling_basis;
-    rec->shape_ceiling = true;
     rec->pack_rate = dev;
     rec->ceiling_basis = why->n ? why->items[0] : NULL;
     dev = shape;

@@ -1443,6 +1443,7 @@ void sm_overlap_items(sm_ctx *c) {
     if (rate) {
       it->copy_gbs = gbs;
       it->copy_target_gbs = target;
+      it->copy_at_bar_us = own * gbs / target;
       it->copy_pageable = r->copy_pageable;
     }
     if (trip) it->what = r->fusion_pattern;

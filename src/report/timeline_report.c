@@ -587,8 +587,9 @@ static const char *pool_action(const an_summary_item *it) {
     return "Take the host off the step's critical path (several small stalls between GPU work)";
   size_t ports = 0, upgrades = 0;
   for (size_t k = 0; k < it->n_pool; k++) {
-    upgrades += an_summary_upgrade(&it->pool[k]);
-    ports += it->pool[k].action == AN_ACTION_PORT_FUSION && !an_summary_upgrade(&it->pool[k]);
+    bool up = an_summary_upgrade(&it->pool[k]);
+    upgrades += up;
+    ports += it->pool[k].action == AN_ACTION_PORT_FUSION && !up;
   }
   if (upgrades == it->n_pool)
     return "Upgrade the framework to a release with these fused passes, and turn them on "
@@ -1459,7 +1460,7 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
              same ? "" : (f->dtype ? f->dtype : "format's"), *sib ? sib : "a comparable kernel",
              past, f->device_rate, unit, f->device_rate / f->peak * 100.0, f->peak, unit,
              mem ? "HBM" : f->dtype);
-  else if (f->shape_ceiling && f->peak > 0) /* review 19 defect 6 */
+  else if (f->pack_rate > 0 && f->peak > 0) /* review 19 defect 6 */
     shape_ceiling_text(f, b, cap);
   else if (f->peak > 0 && *sib)
     snprintf(b, cap,
@@ -1898,7 +1899,7 @@ static void exposed_parts(const an_summary_item *it, rp_part_fn fn, void *ctx) {
     fn(ctx, RP_PART_BASIS, b, NULL);
   } else if (it->copy_gbs > 0) { /* a slow host copy already on its own stream */
     char at[32];
-    rp_fmt_ms(at, sizeof at, it->detail_us * it->copy_gbs / it->copy_target_gbs);
+    rp_fmt_ms(at, sizeof at, it->copy_at_bar_us);
     snprintf(b, sizeof b,
              "; it already runs on a stream of its own, beside the compute, and moves %.1f GB/s, "
              "under the copy-rate bar of %.0f GB/s (a share of one direction of the host link, "
