@@ -468,9 +468,13 @@ static size_t pool_and_cap(sm_ctx *c, an_summary_item *v, size_t m, an_summary_d
   return kept - leads;
 }
 
-/* The number of the item among v[0..n) whose evidence holds row anchor a, 0: none. */
-static size_t item_of_anchor(const an_summary_item *v, size_t n, const char *a) {
+/* The number of the tuning item among v[0..n), other than v[self], whose evidence holds row
+ * anchor a; 0: none. A fold item (and a tuning item with a fold after it) links the GEMM it
+ * folds into as evidence too, so the first item holding the GEMM's row can be the fold
+ * itself: it would follow and name itself. */
+static size_t tuning_item_of(const an_summary_item *v, size_t n, size_t self, const char *a) {
   for (size_t i = 0; i < n; i++) {
+    if (i == self || v[i].action != AN_ACTION_TUNE_KERNEL) continue;
     if (!strcmp(v[i].anchor, a)) return i + 1;
     for (size_t k = 0; k < v[i].n_more; k++)
       if (!strcmp(v[i].more[k], a)) return i + 1;
@@ -484,7 +488,8 @@ static size_t item_of_anchor(const an_summary_item *v, size_t n, const char *a) 
  * (fold_then) stays where its own bound puts it: its kernel fix depends on nothing. */
 static void order_folds(an_summary_item *v, size_t n) {
   for (size_t i = 0; i < n;) {
-    size_t j = v[i].fold_anchor[0] && !v[i].fold_then ? item_of_anchor(v, n, v[i].fold_anchor) : 0;
+    size_t j =
+        v[i].fold_anchor[0] && !v[i].fold_then ? tuning_item_of(v, n, i, v[i].fold_anchor) : 0;
     if (j <= i + 1) {
       i++;
       continue;
@@ -494,7 +499,7 @@ static void order_folds(an_summary_item *v, size_t n) {
     v[j - 1] = x;
   }
   for (size_t i = 0; i < n; i++)
-    v[i].fold_after = v[i].fold_anchor[0] ? item_of_anchor(v, n, v[i].fold_anchor) : 0;
+    v[i].fold_after = v[i].fold_anchor[0] ? tuning_item_of(v, n, i, v[i].fold_anchor) : 0;
 }
 
 static void note_bottleneck(an_report *rep, const sm_stage *g) {

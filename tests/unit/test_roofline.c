@@ -13,6 +13,7 @@
 #include "analysis/roofline_moe.h"
 #include "report/text.h"
 #include "triage/rules.h"
+#include "unit/run_trace.h" /* after the others: it asserts with Criterion */
 #include "util/limits.h"
 
 static te_rules *g_rules;
@@ -928,4 +929,139 @@ static void check_flat_children(size_t n, bool unfolded) {
 Test(roofline_nest, enclosing_op_far_back) {
   check_flat_children(70000, false);
   check_flat_children(100000, true);
+}
+
+/* ------------------------------------------------------------------ fold order */
+
+/* One op launching one kernel on stream 7: the CPU op (External id e), its launch call and
+ * the kernel (correlation e), as Kineto writes them; host and GPU times in us. */
+static size_t launch_event(char *doc, size_t cap, const char *op, const char *dims,
+                           const char *launch, const char *kernel, long e, double host, double gpu,
+                           double dur) {
+  return (size_t)snprintf(
+      doc, cap,
+      ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,"
+      "\"dur\":20,\"args\":{\"External id\":%ld,\"Input Dims\":%s,\"Input type\":["
+      "\"c10::BFloat16\",\"c10::BFloat16\"]}}"
+      ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+      "\"ts\":%.3f,\"dur\":5,\"args\":{\"External id\":%ld,\"correlation\":%ld}}"
+      ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.3f,"
+      "\"dur\":%.3f,\"args\":{\"External id\":%ld,\"correlation\":%ld,\"stream\":7,"
+      "\"device\":0}}",
+      op, host, e, dims, launch, host + 10, e, e, kernel, gpu, dur, e, e);
+}
+
+/* A SGLang prefill of 8192 tokens on an H100 (HBM3) through a small model's MLP
+ * (Qwen1.5-0.5B: hidden 1024, intermediate 2816), 4 layers, 2 steps: cuBLAS's gate_up GEMM
+ * [8192, 1024] x [1024, 5632], FlashInfer's SiLU-and-mul on its [8192, 5632] output, the
+ * down GEMM [8192, 2816] x [2816, 1024]. The gate_up GEMM runs at gemm_pct of the down
+ * GEMM's rate, the activation at act_tbs TB/s: the caller's doc (free it). */
+static char *mlp_prefill(double gemm_pct, double act_tbs) {
+  static const char *const gate_up = "[[8192, 1024], [1024, 5632]]",
+                           *act = "[[8192, 2816], [8192, 5632]]",
+                           *down = "[[8192, 2816], [2816, 1024]]";
+  const char *g1 =
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64_warpgroupsize2x1x1_"
+      "execute_segment_k_off_kernel__5x_cublas";
+  const char *g2 =
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_"
+      "execute_segment_k_off_kernel__5x_cublas";
+  const char *ak =
+      "void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &silu<float> "
+      ">(__nv_bfloat16*, __nv_bfloat16 const*, int)";
+  double down_tflops = 650, down_us = 2.0 * 8192 * 2816 * 1024 / (down_tflops * 1e6);
+  double up_us = 2.0 * 8192 * 1024 * 5632 / (down_tflops * gemm_pct / 100 * 1e6);
+  double act_us = 8192.0 * (2816 + 5632) * 2 / (act_tbs * 1e6);
+  size_t cap = 64 * 1024, len = 0;
+  char *doc = malloc(cap);
+  cr_assert_not_null(doc);
+  len += (size_t)snprintf(doc, cap,
+                          "{\"cuda_runtime_version\":12080,\"deviceProperties\":[{\"id\":0,"
+                          "\"name\":\"NVIDIA H100 80GB HBM3\",\"computeMajor\":9,"
+                          "\"computeMinor\":0,\"numSms\":132}],\"traceEvents\":[");
+  double gpu = 1000, host = 0;
+  long e = 100;
+  for (int s = 0; s < 2; s++) {
+    double start = gpu, step = 4 * (up_us + act_us + down_us + 6);
+    len += (size_t)snprintf(doc + len, cap - len,
+                            "%s{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":"
+                            "\"step[EXTEND bs=8 toks=8192]\",\"pid\":0,\"tid\":7,\"ts\":%.3f,"
+                            "\"dur\":%.3f}",
+                            s ? "," : "", start, step + 2);
+    for (int l = 0; l < 4; l++) {
+      len += launch_event(doc + len, cap - len, "aten::mm", gate_up, "cudaLaunchKernel", g1, e++,
+                          host, gpu, up_us);
+      gpu += up_us + 2, host += 40;
+      len += launch_event(doc + len, cap - len, "sgl_kernel::silu_and_mul", act, "cudaLaunchKernel",
+                          ak, e++, host, gpu, act_us);
+      gpu += act_us + 2, host += 40;
+      len += launch_event(doc + len, cap - len, "aten::mm", down, "cudaLaunchKernel", g2, e++, host,
+                          gpu, down_us);
+      gpu += down_us + 2, host += 40;
+    }
+    gpu = start + step + 50;
+    host = gpu - 900;
+  }
+  cr_assert_lt(len + 3, cap);
+  snprintf(doc + len, cap - len, "]}");
+  return doc;
+}
+
+static const an_summary_item *item_of(const an_report *rep, an_action a, size_t *at) {
+  for (size_t i = 0; i < rep->n_summary; i++)
+    if (rep->summary[i].action == a) {
+      *at = i + 1;
+      return &rep->summary[i];
+    }
+  *at = 0;
+  return NULL;
+}
+
+/* Review 19 defect 4 (fbaa293), on a model whose activation is large beside its GEMMs (a
+ * hidden of 1024: SiLU-and-mul moves 1.5 x what the gate_up GEMM's FLOPs take at 1024 B a
+ * FLOP ratio): the SiLU-and-mul at its HBM rate folds into the gate_up GEMM (its whole
+ * time), and that GEMM, under the tuning bar, has a tuning item that wins less than the
+ * fold. The fold still comes after it, names it, and breaks even against the tuned GEMM;
+ * with the GEMM at its rate there is no tuning item and the fold breaks even against the
+ * GEMM as it runs. */
+Test(roofline_fold, a_fold_comes_after_its_gemms_tuning, .init = setup, .fini = teardown) {
+  char *doc = mlp_prefill(81, 2.8);
+  an_report *rep = test_run_trace(g_rules, "sglang", doc, strlen(doc));
+  size_t tune_at, fold_at;
+  const an_summary_item *tune = item_of(rep, AN_ACTION_TUNE_KERNEL, &tune_at);
+  const an_summary_item *fold = item_of(rep, AN_ACTION_FOLD_GEMM, &fold_at);
+  cr_assert_not_null(
+      tune,
+      "the gate_up GEMM at 81%% of the down GEMM's rate, under the bar past its floors, is tuned");
+  cr_assert_not_null(fold, "the SiLU-and-mul at its rate folds into the gate_up GEMM");
+  cr_assert_gt(fold->at_stake_us, tune->at_stake_us,
+               "the fixture: the fold wins more than the tuning");
+  cr_expect_gt(fold_at, tune_at, "the fold comes after the tuning of its GEMM, whatever its bound");
+  cr_expect_eq(fold->fold_after, tune_at, "the fold names the item it follows");
+  const an_stage_report *st = &rep->stages[0];
+  size_t g = fold->fold_row - 1;
+  cr_assert_eq(tune->row, g, "the tuning item's evidence is the GEMM the fold folds into");
+  /* the GEMM less its own headroom (the tuning item also holds the down GEMM's) */
+  const an_roofline *f = an_row_roofline(st, &st->kernels[g]);
+  double gemm = fold->fold_us, tuned = fold->fold_tuned_us;
+  cr_expect_float_eq(tuned, gemm * (1 - f->headroom_us / f->time_us), 1e-6 * gemm,
+                     "the GEMM's time once tuned");
+  cr_expect_lt(gemm - tuned, tune->at_stake_us);
+  cr_expect_float_eq(fold->fold_breakeven_pct, fold->at_stake_us / tuned * 100.0, 1e-6,
+                     "break-even against the tuned GEMM");
+  cr_expect(strstr(st->kernels[g].name, "tilesize256x128x64") != NULL, "%s", st->kernels[g].name);
+  an_report_destroy(rep);
+  free(doc);
+  /* the gate_up GEMM at the down GEMM's rate: nothing to tune first */
+  doc = mlp_prefill(100, 2.8);
+  rep = test_run_trace(g_rules, "sglang", doc, strlen(doc));
+  tune = item_of(rep, AN_ACTION_TUNE_KERNEL, &tune_at);
+  fold = item_of(rep, AN_ACTION_FOLD_GEMM, &fold_at);
+  cr_assert_not_null(fold);
+  cr_expect_null(tune);
+  cr_expect_eq(fold->fold_after, 0);
+  cr_expect_eq(fold->fold_tuned_us, 0);
+  cr_expect_float_eq(fold->fold_breakeven_pct, fold->at_stake_us / fold->fold_us * 100.0, 1e-6);
+  an_report_destroy(rep);
+  free(doc);
 }
