@@ -723,25 +723,16 @@ static double step_bytes(const sm_ctx *c, const an_kernel_row *r, const an_roofl
 
 /* Review 19 defect 9: the decode step's memory floor, the context of its per-kernel items:
  * the bytes a step must move (its weight GEMMs', summary.batch_families, and its attention's,
- * the KV cache, where the roofline has them) at the device's HBM peak, and the time those
- * rows take above it. The step's other kernels and its idle are the rest of the gap. */
-static void step_floor(const sm_ctx *c, an_summary_item *it) {
-  const an_stage_report *st = c->g.st;
-  double hbm = c->rep->roofline_device.hbm_tbs * US_PER_S; /* bytes per us (TB/s = bytes/us/1e6) */
-  if (hbm <= 0) return;
-  for (size_t i = 0; i < st->n_kernels; i++) {
-    const an_kernel_row *r = &st->kernels[i];
-    const an_roofline *f = an_row_roofline(st, r);
-    if (!f || !f->family || f->bytes <= 0) continue;
-    bool gemm = te_string_list_has(&c->s->summary_batch_families, f->family);
-    if (!gemm && strcmp(f->family, "attention") != 0) continue;
-    double bytes = step_bytes(c, r, f), t = sm_row_per_step(c, r);
-    double above = t > bytes / hbm ? t - bytes / hbm : 0;
-    *(gemm ? &it->floor_gemm_bytes : &it->floor_attn_bytes) += bytes;
-    *(gemm ? &it->floor_gemm_above_us : &it->floor_attn_above_us) += above;
-  }
-  it->floor_hbm_tbs = c->rep->roofline_device.hbm_tbs;
-  it->floor_us = (it->floor_gemm_bytes + it->floor_attn_bytes) / hbm;
+ * the KV cache, where the roofline has them) at the device's HBM peak (hbm, bytes per us),
+ * and the time those rows take above it: row r's share (gemm: a weight GEMM's). The step's
+ * other kernels and its idle are the rest of the gap. */
+static void floor_row(const sm_ctx *c, an_summary_item *it, const an_kernel_row *r,
+                      const an_roofline *f, bool gemm, double hbm) {
+  if (hbm <= 0 || f->bytes <= 0) return;
+  double bytes = step_bytes(c, r, f), t = sm_row_per_step(c, r);
+  double above = t > bytes / hbm ? t - bytes / hbm : 0;
+  *(gemm ? &it->floor_gemm_bytes : &it->floor_attn_bytes) += bytes;
+  *(gemm ? &it->floor_gemm_above_us : &it->floor_attn_above_us) += above;
 }
 
 /* Review 18 defect 9: a serving decode step whose weight GEMMs (summary.batch_families) are
@@ -782,12 +773,17 @@ void sm_batch_item(sm_ctx *c) {
   it->batch_tokens = tokens;
   it->batch_factor = k;
   it->batch_ridge = ridge;
+  double hbm = c->rep->roofline_device.hbm_tbs * US_PER_S; /* bytes per us (TB/s = bytes/us/1e6) */
+  it->floor_hbm_tbs = hbm > 0 ? c->rep->roofline_device.hbm_tbs : 0;
   for (size_t i = 0; i < st->n_kernels; i++) {
-    const an_roofline *f = an_row_roofline(st, &st->kernels[i]);
-    if (!f || !f->family || !te_string_list_has(&c->s->summary_batch_families, f->family)) continue;
+    const an_kernel_row *r = &st->kernels[i];
+    const an_roofline *f = an_row_roofline(st, r);
+    if (!f || !f->family) continue;
+    bool gemm = te_string_list_has(&c->s->summary_batch_families, f->family);
+    if (gemm || !strcmp(f->family, "attention")) floor_row(c, it, r, f, gemm, hbm);
     /* linked, not its kernels: the tuning and FP8 items of those GEMMs are levers of their
      * own (a larger batch leaves their headroom), so no merge takes them into this one */
-    if (i != top) sm_item_more(it, "kernel", st->id, i);
+    if (gemm && i != top) sm_item_more(it, "kernel", st->id, i);
   }
-  step_floor(c, it);
+  if (hbm > 0) it->floor_us = (it->floor_gemm_bytes + it->floor_attn_bytes) / hbm;
 }

@@ -572,6 +572,23 @@ static bool item_fold_json(cJSON *o, const an_summary_item *it) {
          cJSON_AddNumberToObject(x, "breakeven_pct", an_round3(it->fold_breakeven_pct));
 }
 
+/* "step_floor": the decode batch item's memory floor of the step (review 19 defect 9): the
+ * bytes its weight GEMMs and its attention (the KV cache) move per step, that floor at the
+ * device's HBM peak, and each group's time per step above its part of it; null on other
+ * items and when the device is unknown. */
+static bool item_step_floor_json(cJSON *o, const an_summary_item *it) {
+  if (it->action != AN_ACTION_RAISE_BATCH || it->floor_us <= 0)
+    return cJSON_AddNullToObject(o, "step_floor") != NULL;
+  cJSON *x = cJSON_AddObjectToObject(o, "step_floor");
+  return x && cJSON_AddNumberToObject(x, "hbm_tbs", an_round3(it->floor_hbm_tbs)) &&
+         cJSON_AddNumberToObject(x, "us_per_step", an_round3(it->floor_us)) &&
+         cJSON_AddNumberToObject(x, "gemm_bytes_per_step", an_round3(it->floor_gemm_bytes)) &&
+         cJSON_AddNumberToObject(x, "attention_bytes_per_step", an_round3(it->floor_attn_bytes)) &&
+         cJSON_AddNumberToObject(x, "gemm_above_us_per_step", an_round3(it->floor_gemm_above_us)) &&
+         cJSON_AddNumberToObject(x, "attention_above_us_per_step",
+                                 an_round3(it->floor_attn_above_us));
+}
+
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -598,7 +615,7 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          /* since review 15 items of one change are one pooled item (same_change) */
          cJSON_AddNullToObject(o, "same_lever_as") &&
          add_str_or_null(o, "same_change", it->same_change) && item_not_additive_json(o, it) &&
-         item_fold_json(o, it);
+         item_fold_json(o, it) && item_step_floor_json(o, it);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

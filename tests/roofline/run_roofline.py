@@ -1429,6 +1429,16 @@ def check_step_floor(rep, st, it, fams, name, failures):
     elif abs(float(m.group(1)) - gemm / 1e9) > 0.01 or abs(float(m.group(3)) - want_ms) > 0.01:
         failures.append("%s %s: step floor %s GB / %s ms, model %.2f GB / %.2f ms" % (
             name, st["stage"], m.group(1), m.group(3), gemm / 1e9, want_ms))
+    # the JSON says the same figures (step_floor), and no other item has one
+    sf = it.get("step_floor") or {}
+    got = (sf.get("gemm_bytes_per_step", -1), sf.get("attention_bytes_per_step", -1),
+           sf.get("us_per_step", -1), sf.get("hbm_tbs"))
+    if not (near(got[0], gemm) and near(got[1], attn) and near(got[2], want_ms * 1e3)
+            and got[3] == hbm):
+        failures.append("%s %s: JSON step_floor %r, model %.0f + %.0f B, %.1f us at %g TB/s" % (
+            name, st["stage"], sf, gemm, attn, want_ms * 1e3, hbm))
+    if any(x.get("step_floor") is not None for x in rep["summary"] if x is not it):
+        failures.append("%s: a step_floor on an item other than the batch item" % name)
 
 
 def check_levers(args, failures):
