@@ -1228,10 +1228,12 @@ typedef struct an_idle_cause {
    * for every other cause. */
   const char *before, *after;
   int64_t untraced_ns;
-  /* Of its longest gap's stretch, the runtime calls the process ran that the trace did not
-   * record, counted by correlation ids (the ids the launching thread's calls jump over, from
-   * corr_from to corr_to, less those any recorded call holds; review 17 defect 10: ~1,300 in
-   * hta_event_sync's 18.5 ms); 0 under timeline.unrecorded_calls_min, and for other causes. */
+  /* Of its longest gap's stretch, at most how many CUDA calls the process ran that the trace
+   * did not record, counted by correlation ids (the ids the launching thread's calls jump
+   * over, from corr_from to corr_to, less those any recorded call holds; review 17 defect 10:
+   * ~1,300 in hta_event_sync's 18.5 ms). A bound that places nothing: calls Kineto drops by
+   * design and the driver calls inside a runtime call use up ids too, on the launching thread
+   * itself (review 20 defect 7). 0 under timeline.unrecorded_calls_min, and for other causes. */
   int64_t unrecorded_calls, corr_from, corr_to;
   /* Such a cause whose longest gap ends in event ordering the host issued inside it (a
    * cudaEventRecord, then a cudaStreamWaitEvent of the next kernel's stream on it, while no

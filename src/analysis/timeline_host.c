@@ -1061,7 +1061,9 @@ static size_t recorded_between(const tl_host *h, uint64_t pid, int64_t a, int64_
  * the first after it, the pair the farthest apart skipped the ids between them. Those the
  * process's recorded calls hold ran on other threads, and so did as many unrecorded ones
  * as recorded calls elsewhere skip alongside them (the share of ids the process records
- * outside the jump: hta_async records 22 %); the rest ran unrecorded in the stretch. Only
+ * outside the jump: hta_async records 22 %); the rest bound the calls that ran unrecorded in
+ * the stretch: at most, since the driver calls inside a runtime call and the calls Kineto
+ * drops by design use up ids too, on this thread as well (review 20 defect 7). Only
  * a pair whose time lies mostly in x (timeline.untraced_min_pct) speaks of x (hta_async's
  * backward thread's calls 42 ms apart bracket a 0.43 ms stretch). Told from
  * timeline.unrecorded_calls_min. */
