@@ -304,13 +304,14 @@ Test(util_file, whole_capped_and_missing) {
                "an endless file stops past the cap");
 }
 
-/* ut_sort against qsort with a total order: items of 4, 24, 100 bytes (swapped in pieces)
- * and 300 (heap-sorted: no pivot copy), random keys with many repeats, already sorted,
- * reversed, all equal, many short runs, and a block out of place, which the run merge
- * sorts through its right (shape 5) or left (shape 6) buffer, and two or three runs that
- * interleave all along (shapes 7, 8: two threads' ids), which overflow the buffer's cap
- * and are merged in pieces (far fewer comparisons than a full sort's n log n); hundreds
- * of runs of 40 items, still merged (shape 9), and of 20, sorted in full (shape 10). */
+/* ut_sort against qsort with a total order: items of 4, 12 and 100 bytes (moved in 4-byte
+ * words), 24 and 32 (in 8-byte words), 13 (by memcpy) and 300 (heap-sorted: no pivot
+ * copy), random keys with many repeats, already sorted, reversed, all equal, many short
+ * runs, and a block out of place, which the run merge sorts through its right (shape 5) or
+ * left (shape 6) buffer, and two or three runs that interleave all along (shapes 7, 8: two
+ * threads' ids), which overflow the buffer's cap and are merged in pieces (far fewer
+ * comparisons than a full sort's n log n); hundreds of runs of 40 items, still merged
+ * (shape 9), and of 20, sorted in full (shape 10). */
 typedef struct sort_item {
   uint32_t key, id;
   unsigned char pad[292];
@@ -389,10 +390,10 @@ static void check_sort(size_t n, size_t size, int shape, uint64_t *seed) {
 }
 
 Test(util, sort_agrees_with_qsort_on_total_orders) {
-  static const size_t sizes[] = {4, 24, 100, 300};
+  static const size_t sizes[] = {4, 12, 13, 24, 32, 100, 300};
   static const size_t counts[] = {0, 1, 2, 3, 15, 16, 17, 100, 1000, 20000};
   uint64_t seed = 88172645463325252ull;
-  for (size_t s = 0; s < 4; s++)
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
       for (int shape = 0; shape < 11; shape++) check_sort(counts[c], sizes[s], shape, &seed);
 }
