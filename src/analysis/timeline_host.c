@@ -136,18 +136,6 @@ struct tl_host {
   ut_u64map frame_of;
 };
 
-/* Clamped to +-(INT64_MAX / 2) ns (year 2116 as epoch time), so the difference of any
- * two stays an int64_t: a trace's absurd timestamp (1e17 us) must not overflow the
- * account. NaN reads as 0. */
-int64_t tl_ns(double us) {
-  const int64_t lim = INT64_MAX / 2;
-  double ns = us * 1000.0;
-  if (ns != ns) return 0;
-  if (ns >= (double)lim) return lim;
-  if (ns <= -(double)lim) return -lim;
-  return (int64_t)llround(ns);
-}
-
 static uint64_t thread_key(tr_str pid, tr_str tid) { return (uint64_t)pid << 32 | tid; }
 
 static long thread_of(const tl_host *h, tr_str pid, tr_str tid) {

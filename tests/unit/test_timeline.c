@@ -5,6 +5,7 @@
  * and launch calls, GPU streams whose kernels carry the launches' correlation ids.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "analysis/strtab.h"
 #include "analysis/summary.h"
 #include "analysis/timeline.h"
+#include "analysis/timeline_internal.h"
 #include "analysis/trace_view.h"
 #include "analysis/waits.h"
 #include "cli/rules_setup.h"
@@ -478,6 +480,58 @@ static const an_idle_cause *cause_of(const an_time_account *t, an_idle_kind kind
   for (size_t i = 0; i < t->n_causes; i++)
     if (t->causes[i].kind == kind) return &t->causes[i];
   return NULL;
+}
+
+/* tl_ns rounds inline as llround did (the account's nanoseconds, compared byte for byte
+ * by compare-binaries): trace-like times, halves of either sign, the edges where doubles
+ * turn whole (2^52, 2^53), the clamp, infinities and NaN, and random doubles over every
+ * magnitude a trace could give. */
+static int64_t ns_by_llround(double us) {
+  const int64_t lim = INT64_MAX / 2;
+  double ns = us * 1000.0;
+  if (ns != ns) return 0;
+  if (ns >= (double)lim) return lim;
+  if (ns <= -(double)lim) return -lim;
+  return (int64_t)llround(ns);
+}
+
+Test(timeline, ns_rounds_as_llround) {
+  /* each in ns, and the doubles on either side of its time in us */
+  static const double ns[] = {0.0,
+                              -0.0,
+                              0.4999999999999999,
+                              0.5,
+                              -0.5,
+                              1.5,
+                              -1.5,
+                              2.5,
+                              -2.5,
+                              1e3 + 0.5,
+                              4503599627370495.5,
+                              -4503599627370495.5,
+                              4503599627370496.0,
+                              9007199254740993.0,
+                              4.6e18,
+                              4.7e18,
+                              -4.7e18,
+                              INFINITY,
+                              -INFINITY,
+                              NAN};
+  for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+    double us[] = {ns[i] / 1000.0, nextafter(ns[i] / 1000.0, 0.0),
+                   nextafter(ns[i] / 1000.0, 1e300)};
+    for (size_t j = 0; j < 3; j++)
+      cr_assert_eq(tl_ns(us[j]), ns_by_llround(us[j]), "%.17g us", us[j]);
+  }
+  uint64_t seed = 88172645463325252ull;
+  for (int i = 0; i < 200000; i++) {
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    /* a mantissa of 3 decimals (the traces' ns digits) or any bits, at any scale */
+    double m =
+        i % 2 ? (double)(seed % 100000000) / 1000.0 : (double)(seed >> 11) / 9007199254740992.0;
+    double us = ldexp(m, (int)(seed >> 58) - 8) * (seed & 1 ? -1 : 1);
+    cr_assert_eq(tl_ns(us), ns_by_llround(us), "%.17g us", us);
+  }
 }
 
 /* Cut windows partition the time: step 1's kernel runs 20 us past step 2's first kernel.
