@@ -872,17 +872,6 @@ static int cmp_call_id(const void *pa, const void *pb, void *ctx) {
   return c ? c : cmp_u64(a, b);
 }
 
-/* Whether every thread's ids rise with its calls' starts in h->calls (a thread's calls
- * take their ids in the order it makes them: every shared trace): then a thread's part of
- * h->calls is in id order too. */
-static bool ids_by_thread(const tl_host *h) {
-  for (size_t i = 1; i < h->n_calls; i++)
-    if (call_thread(h, h->calls[i]) == call_thread(h, h->calls[i - 1]) &&
-        call_corr(h, h->calls[i]) < call_corr(h, h->calls[i - 1]))
-      return false;
-  return true;
-}
-
 /* h->calls' order within one thread: start, id, then position. */
 static int cmp_thread_call(const void *pa, const void *pb, void *ctx) {
   const tl_host *h = ctx;
@@ -949,6 +938,15 @@ static call_group *call_groups(const tl_host *h, size_t n, ut_u64map *slot, size
   return g;
 }
 
+/* Whether the ids of h->calls[a, b), one thread's calls by start, rise with them (a
+ * thread's calls take their ids in the order it makes them: every shared trace): then
+ * that part of h->calls is in id order too. */
+static bool ids_rise(const tl_host *h, size_t a, size_t b) {
+  for (size_t i = a + 1; i < b; i++)
+    if (call_corr(h, h->calls[i]) < call_corr(h, h->calls[i - 1])) return false;
+  return true;
+}
+
 /* h->calls: the first n calls with an id, sorted by (thread, start, id, position). In file
  * order the threads interleave and Kineto writes a thread's stretches out of time order
  * (its buffer as it fills), so sorted as they came the merges met hundreds of runs, each
@@ -956,14 +954,17 @@ static call_group *call_groups(const tl_host *h, size_t n, ut_u64map *slot, size
  * times, 58 M instructions of its 1,144 M. Grouped by thread first (a counting sort that
  * keeps the file order: each thread's launch calls, then its runtime calls), each thread's
  * sort merges a dozen runs, with no thread to compare. False out of memory. */
-static bool sort_calls(tl_host *h, size_t n) {
+static bool sort_calls(tl_host *h, size_t n, bool *by_thread) {
   ut_u64map slot = {0};
   size_t ng = 0, last = 0;
   call_group *g = call_groups(h, n, &slot, &ng);
   for (uint32_t i = 0; g && i < n; i++)
     if (call_corr(h, i) > 0) h->calls[g[group_of(&slot, g, ng, &last, call_thread(h, i))].at++] = i;
-  for (size_t k = 0, at = 0; g && k < ng; at = g[k++].at)
+  *by_thread = true;
+  for (size_t k = 0, at = 0; g && k < ng; at = g[k++].at) {
     ut_sort(h->calls + at, g[k].at - at, sizeof *h->calls, cmp_thread_call, h);
+    *by_thread = *by_thread && ids_rise(h, at, g[k].at);
+  }
   if (g && ng) h->n_calls = g[ng - 1].at; /* the calls with an id, grouped */
   ut_u64map_free(&slot);
   free(g);
@@ -981,11 +982,12 @@ static bool index_calls(tl_host *h) {
   h->n_launch = nl;
   if (nl + nr >= UINT32_MAX) return false; /* tr_event.index: never */
   h->calls = malloc((nl + nr + 1) * sizeof *h->calls);
-  if (!h->calls || !sort_calls(h, nl + nr)) {
+  bool by_thread = true;
+  if (!h->calls || !sort_calls(h, nl + nr, &by_thread)) {
     h->n_calls = 0;
     return false;
   }
-  if (ids_by_thread(h)) return h->n_calls > 0;
+  if (by_thread) return h->n_calls > 0;
   h->ids = malloc((h->n_calls + 1) * sizeof *h->ids);
   if (!h->ids) return false;
   memcpy(h->ids, h->calls, h->n_calls * sizeof *h->ids);
@@ -994,7 +996,7 @@ static bool index_calls(tl_host *h) {
 }
 
 /* Of process pid's calls in h->calls (its threads side by side, each in id order:
- * ids_by_thread), how many have ids in (a, b), and (*lo, *hi) its least and greatest id. */
+ * ids_rise), how many have ids in (a, b), and (*lo, *hi) its least and greatest id. */
 static size_t ids_between_by_thread(const tl_host *h, uint64_t pid, int64_t a, int64_t b,
                                     size_t *all, int64_t *lo, int64_t *hi) {
   const uint32_t *v = h->calls;
