@@ -46,22 +46,29 @@ static int cmp_at(const sorter *s, unsigned char *b, size_t i, size_t j) {
     memcpy((y) + off_, &u_, sizeof u_);                     \
   }
 
-static void swap_at(const sorter *s, unsigned char *b, size_t i, size_t j) {
-  if (i == j) return;
-  unsigned char tmp[SWAP_CHUNK], *x = at(s, b, i), *y = at(s, b, j);
-  if (s->size % sizeof(uint64_t) == 0) {
-    SWAP_WORDS(uint64_t, x, y, s->size);
-    return;
-  }
-  if (s->size % sizeof(uint32_t) == 0) { /* the id indexes' positions, 28-byte events */
-    SWAP_WORDS(uint32_t, x, y, s->size);
-    return;
-  }
-  for (size_t off = 0; off < s->size; off += SWAP_CHUNK) {
-    size_t k = s->size - off < SWAP_CHUNK ? s->size - off : SWAP_CHUNK;
+/* Items of no whole number of words, in pieces through a stack buffer (out of line: the
+ * buffer's stack guard would cost every swap). */
+static void swap_bytes(unsigned char *x, unsigned char *y, size_t size) {
+  unsigned char tmp[SWAP_CHUNK];
+  for (size_t off = 0; off < size; off += SWAP_CHUNK) {
+    size_t k = size - off < SWAP_CHUNK ? size - off : SWAP_CHUNK;
     memcpy(tmp, x + off, k);
     memcpy(x + off, y + off, k);
     memcpy(y + off, tmp, k);
+  }
+}
+
+static void swap_at(const sorter *s, unsigned char *b, size_t i, size_t j) {
+  if (i == j) return;
+  unsigned char *x = at(s, b, i), *y = at(s, b, j);
+  if (s->size == sizeof(uint32_t)) { /* the id indexes' and call index's positions */
+    SWAP_WORDS(uint32_t, x, y, sizeof(uint32_t));
+  } else if (s->size % sizeof(uint64_t) == 0) {
+    SWAP_WORDS(uint64_t, x, y, s->size);
+  } else if (s->size % sizeof(uint32_t) == 0) { /* 28-byte events */
+    SWAP_WORDS(uint32_t, x, y, s->size);
+  } else {
+    swap_bytes(x, y, s->size);
   }
 }
 
@@ -193,6 +200,11 @@ static void merge_right(const sorter *s, unsigned char *b, size_t i, size_t mid,
 
 /* b[lo, mid) and b[mid, hi) swapped as blocks (three reversals: in place, in order). */
 static void reverse(const sorter *s, unsigned char *b, size_t lo, size_t hi) {
+  if (s->size == sizeof(uint32_t)) { /* a merge of positions in pieces: a call each was most */
+    for (; lo + 1 < hi; lo++, hi--)
+      SWAP_WORDS(uint32_t, at(s, b, lo), at(s, b, hi - 1), sizeof(uint32_t));
+    return;
+  }
   while (lo + 1 < hi) swap_at(s, b, lo++, --hi);
 }
 
