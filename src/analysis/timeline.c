@@ -1054,39 +1054,34 @@ static int64_t idle_within(const an_timeline *tl, const tl_trace *c, size_t w, i
   return idle;
 }
 
-/* The copy's stream's own GPU time inside read back r's call: its events there, clipped. */
-static int64_t stream_within(const tl_trace *c, const tl_readback *r) {
-  size_t nk = 0;
-  const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
-  tr_str stream = tr_event_stream(c->t, &kev[r->copy]);
-  int64_t busy = 0;
-  for (size_t i = 0; i < nk; i++) {
-    if (tr_event_stream(c->t, &kev[i]) != stream) continue;
-    int64_t s = tl_ns(tr_event_ts(c->t, &kev[i])), e = s + tl_ns(tr_event_dur(c->t, &kev[i]));
-    int64_t x = s > r->ts ? s : r->ts, y = e < r->end ? e : r->end;
-    if (y > x) busy += y - x;
-  }
-  return busy;
-}
-
-/* Into b: the other stream whose GPU work ended last inside read back r's call before its
- * copy started, and how long before the copy. */
-static void waited_stream(an_timeline *tl, const tl_trace *c, const tl_readback *r,
-                          an_host_block *b) {
+/* Of read back r's call, in one pass over the trace's kernels: the copy's stream's own GPU
+ * time inside it (its events there, clipped), returned; and, when b is given, into it the
+ * other stream whose GPU work ended last inside the call before its copy started, and how
+ * long before the copy. */
+static int64_t readback_streams(an_timeline *tl, const tl_trace *c, const tl_readback *r,
+                                an_host_block *b) {
   size_t nk = 0;
   const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
   tr_str own = tr_event_stream(c->t, &kev[r->copy]);
-  int64_t copy = tl_ns(tr_event_ts(c->t, &kev[r->copy])), last = INT64_MIN;
+  int64_t copy = tl_ns(tr_event_ts(c->t, &kev[r->copy])), last = INT64_MIN, busy = 0;
   size_t at = nk;
   for (size_t i = 0; i < nk; i++) {
-    if (tr_event_stream(c->t, &kev[i]) == own) continue;
-    int64_t e = tl_ns(tr_event_ts(c->t, &kev[i])) + tl_ns(tr_event_dur(c->t, &kev[i]));
-    if (e >= r->ts && e <= copy && e > last) last = e, at = i;
+    bool mine = tr_event_stream(c->t, &kev[i]) == own;
+    if (!mine && !b) continue; /* the other streams' only for the call that names one */
+    int64_t s = tl_ns(tr_event_ts(c->t, &kev[i])), e = s + tl_ns(tr_event_dur(c->t, &kev[i]));
+    if (!mine) {
+      if (e >= r->ts && e <= copy && e > last) last = e, at = i;
+      continue;
+    }
+    int64_t x = s > r->ts ? s : r->ts, y = e < r->end ? e : r->end;
+    if (y > x) busy += y - x;
   }
+  if (!b) return busy;
   b->waited_on =
       at < nk ? an_strtab_cstr(tl->strings, tr_str_get(c->t, tr_event_stream(c->t, &kev[at])))
               : NULL;
   b->waited_gap_ns = at < nk ? copy - last : 0;
+  return busy;
 }
 
 /* Whether reads back a and b are of one group: one call under one CPU op and region. */
@@ -1098,11 +1093,11 @@ static bool one_group(const tl_readback *a, const tl_readback *b) {
 static void add_readback(an_timeline *tl, tl_trace *c, size_t w, const tl_readback *r,
                          an_host_block *b) {
   int64_t ns = r->end - r->ts, copy_ts = tl_ns(tr_event_ts(c->t, &c->kev[r->copy]));
-  if (!b->n || ns > b->max_ns) {
+  bool longest = !b->n || ns > b->max_ns; /* its call names what the copy waited on */
+  if (longest) {
     b->bytes = r->bytes == TR_NO_ID ? -1 : r->bytes;
     b->max_ns = ns;
     b->location = r->location;
-    waited_stream(tl, c, r, b);
   }
   if (!b->n || ns < b->min_ns) b->min_ns = ns;
   b->call = r->call, b->op = r->op, b->region = r->region;
@@ -1112,7 +1107,7 @@ static void add_readback(an_timeline *tl, tl_trace *c, size_t w, const tl_readba
   b->n++;
   b->blocked_ns += ns;
   b->idle_ns += idle_within(tl, c, w, r->ts, r->end);
-  b->stream_ns += stream_within(c, r);
+  b->stream_ns += readback_streams(tl, c, r, longest ? b : NULL);
   b->queued_ns += copy_ts > r->ts ? copy_ts - r->ts : 0;
 }
 
