@@ -707,6 +707,14 @@ static bool replay_holes(an_timeline *tl, tl_trace *c, an_time_account *a, const
   return true;
 }
 
+/* One kernel's launch lag (its start less its launch call's start), keyed by its stage
+ * slot and stream (launch_leads): 16 bytes, one a window kernel with a launch record. */
+typedef struct tl_lag {
+  uint32_t stage;
+  tr_str stream;
+  int64_t lag_ns;
+} tl_lag;
+
 /* What a pass over a trace's windows (each_window) carries from one window to the next. */
 typedef struct window_pass {
   tl_tail tail; /* the previous step's kernels running on (pass_tails) */
@@ -714,7 +722,22 @@ typedef struct window_pass {
   /* collective_idle: window w's collectives are tl->coll[ix[off[w]..off[w + 1])] */
   const size_t *off;
   const uint32_t *ix;
+  /* the account's pass: its kernels' launch lags so far (room for every kernel event) */
+  tl_lag *lags;
+  size_t n_lags;
 } window_pass;
+
+/* Window w's kernels k[0..n) with a launch record: their launch lags into p->lags, taken
+ * in the account's pass rather than in a second pass over the trace's kernels. */
+static void gather_lags(const tl_trace *c, const tl_window *win, const tl_kernel *k, size_t n,
+                        window_pass *p) {
+  for (size_t i = 0; p->lags && i < n; i++) {
+    const tr_event *L = an_steps_launch(c->in->steps, k[i].pos);
+    if (L)
+      p->lags[p->n_lags++] =
+          (tl_lag){(uint32_t)win->stage, k[i].stream, k[i].start - tl_ns(tr_event_ts(c->t, L))};
+  }
+}
 
 /* Accounts one window's kernels (sorted in place; k has room for one more: the previous
  * step's tail); what precedes its start is outside. */
@@ -723,6 +746,7 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   tl_window *win = &tl->win[w];
   tl_tail *tail = &p->tail;
   lanes *l = &p->l;
+  gather_lags(c, win, k, n, p);
   pass_tails(c, win, k, &n, tail);
   if (tail->to) {
     tl->stages[win->stage].n_cut++;
@@ -830,10 +854,17 @@ static bool each_window(an_timeline *tl, tl_trace *c, bool count, window_fn *fn,
   return ok;
 }
 
+static bool launch_leads(an_timeline *tl, tl_trace *c, tl_lag *v, size_t n);
+
+/* The account's pass over the trace's windows, and the launch leads of the lags it took. */
 static bool account_kernels(an_timeline *tl, tl_trace *c) {
-  window_pass p = {{NULL, 0, 0}, {0}, NULL, NULL};
-  bool ok = each_window(tl, c, true, account_window, &p);
+  const an_steps *st = c->in->steps;
+  window_pass p = {{NULL, 0, 0}, {0}, NULL, NULL, NULL, 0};
+  if (st->launch_at && st->n_kernel_events) /* else no kernel has a launch record */
+    if (!(p.lags = malloc(st->n_kernel_events * sizeof *p.lags))) return false;
+  bool ok = each_window(tl, c, true, account_window, &p) && launch_leads(tl, c, p.lags, p.n_lags);
   free(p.l.v);
+  free(p.lags);
   return ok;
 }
 
@@ -933,14 +964,6 @@ static bool split_gap(an_timeline *tl, tl_host *h, const tl_gap *g) {
 
 /* ---------------------------------------------------------------- launch leads */
 
-/* One kernel's launch lag (its start less its launch call's start), keyed by its stage
- * slot and stream. */
-typedef struct tl_lag {
-  size_t stage;
-  tr_str stream;
-  int64_t lag_ns;
-} tl_lag;
-
 /* A stream's median launch lag in one stage's counted steps. */
 typedef struct tl_stream_lag {
   size_t stage;
@@ -986,29 +1009,14 @@ static void lag_group(an_timeline *tl, tl_trace *c, const tl_lag *v, size_t a, s
   };
 }
 
-/* Each stage's streams' launch lags over the counted steps' kernels with a launch record:
- * their medians (c->lags: what a kernel without a record likely waited, idle_within) and
- * the busiest stream's as the stage's launch lead. False when out of memory. */
-static bool launch_leads(an_timeline *tl, tl_trace *c) {
-  size_t nk = 0, n = 0;
-  const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
-  const an_steps *st = c->in->steps;
-  tl_lag *v = malloc((nk ? nk : 1) * sizeof *v);
+/* Each stage's streams' launch lags v[0..n) over the counted steps' kernels with a launch
+ * record (gather_lags; sorted here): their medians (c->lags: what a kernel without a record
+ * likely waited, idle_within) and the busiest stream's as the stage's launch lead. False
+ * when out of memory. */
+static bool launch_leads(an_timeline *tl, tl_trace *c, tl_lag *v, size_t n) {
   size_t *best = calloc(tl->n_st + 1, sizeof *best);
-  if (!v || !best) {
-    free(v);
-    free(best);
-    return false;
-  }
-  for (size_t i = 0; i < nk && i < st->n_kernel_events; i++) {
-    const tr_event *L = an_steps_launch(st, i);
-    long w = L ? kernel_window(tl, c, i, false) : -1;
-    if (w < 0) continue;
-    int64_t ts = tl_ns(tr_event_ts(c->t, &kev[i]));
-    v[n++] = (tl_lag){tl->win[(size_t)w + c->first_window].stage, tr_event_stream(c->t, &kev[i]),
-                      ts - tl_ns(tr_event_ts(c->t, L))};
-  }
-  ut_sort(v, n, sizeof *v, lag_order, NULL);
+  if (!best) return false;
+  if (n) ut_sort(v, n, sizeof *v, lag_order, NULL);
   size_t groups = 0;
   for (size_t i = 0; i < n; i++)
     groups += !i || v[i].stage != v[i - 1].stage || v[i].stream != v[i - 1].stream;
@@ -1019,7 +1027,6 @@ static bool launch_leads(an_timeline *tl, tl_trace *c) {
     }
     lag_group(tl, c, v, a, b, best);
   }
-  free(v);
   free(best);
   return ok;
 }
@@ -1353,7 +1360,7 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in, tl_trace
        outside_gaps(tl, &c) && dispatch_speed(tl, &c);
   an_coll_messages_destroy(c.messages); /* only the collectives' messages asked it */
   c.messages = NULL;
-  ok = ok && launch_leads(tl, &c) && split_gaps(tl, &c) && gather_causes(tl, tl->n_win, NULL);
+  ok = ok && split_gaps(tl, &c) && gather_causes(tl, tl->n_win, NULL);
   free(c.lags);
   free(c.coll_name);
   free(c.coll_cat);
@@ -1995,7 +2002,7 @@ static bool collective_idle(an_timeline *tl, const an_timeline_input *in) {
   for (size_t j = 0; ok && j < tl->n_coll; j++) ix[off[tl->coll[j].window]++] = (uint32_t)j;
   for (size_t w = tl->n_win; ok && w > 0; w--) off[w] = off[w - 1]; /* back to starts */
   if (ok) off[0] = 0;
-  window_pass p = {{NULL, 0, 0}, {0}, off, ix};
+  window_pass p = {{NULL, 0, 0}, {0}, off, ix, NULL, 0};
   for (size_t t = 0; ok && t < tl->n_traces; t++) {
     const tl_trace_windows *m = &tl->maps[t];
     size_t w_end = t + 1 < tl->n_traces ? tl->maps[t + 1].first_window : tl->n_win;
