@@ -980,11 +980,14 @@ static int lag_order(const void *a, const void *b, void *ctx) {
 }
 
 /* The median launch lag of stream `stream` in stage slot `stage` (launch_leads), or -1
- * when none of its kernels there has a launch record. */
+ * when none of its kernels there has a launch record: searched, c->lags coming by stage
+ * then stream (launch_leads groups the sorted lags). */
 static int64_t stream_lag(const tl_trace *c, size_t stage, tr_str stream) {
-  for (size_t i = 0; i < c->n_lags; i++)
-    if (c->lags[i].stage == stage && c->lags[i].stream == stream) return c->lags[i].median_ns;
-  return -1;
+  const tl_stream_lag *l = c->lags;
+  size_t i;
+  UT_PARTITION_POINT(i, 0, c->n_lags, m,
+                     l[m].stage < stage || (l[m].stage == stage && l[m].stream < stream));
+  return i < c->n_lags && l[i].stage == stage && l[i].stream == stream ? l[i].median_ns : -1;
 }
 
 /* Of the sorted lags v[a..b) of one stage and stream: kept as the stream's median
