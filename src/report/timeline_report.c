@@ -2239,6 +2239,22 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
  * fuse_rope_kvcache applies to decode-sized batches only): its bound holds for such steps. */
 #define TOKEN_CAP_TEXT " (the pass fuses only steps of up to %ld tokens)"
 
+/* A fusion item whose path's switch needs a framework release the trace does not state
+ * says which (review 18 defect 10: vLLM pass_config keys named "Confirmed" with no version),
+ * and its token cap: appended after sep to b (len long so far, cap its room), alone or as a
+ * pool member's clause. The new length. */
+static size_t add_since(const an_summary_item *it, const char *sep, char *b, size_t len,
+                        size_t cap) {
+  if (!it->since_version || len >= cap) return len;
+  char v[256];
+  rp_since_text(it->since_framework, it->since_version, it->since_change, it->since_switch, v,
+                sizeof v);
+  len += (size_t)snprintf(b + len, cap - len, "%s%s", sep, v);
+  if (it->since_cap_tokens > 0 && len < cap)
+    len += (size_t)snprintf(b + len, cap - len, TOKEN_CAP_TEXT, it->since_cap_tokens);
+  return len;
+}
+
 /* A pooled item: the sum of its members' bounds, each member's action, subject and bound,
  * and its lever where it names one; a change's pool (same_change) each member's basis too,
  * its members being of unlike kinds (GPU idle, kernel time). */
@@ -2264,14 +2280,7 @@ static void pool_basis(const an_summary_item *it, an_workload w, char *b, size_t
       len += (size_t)snprintf(b + len, cap - len, " at %.120s", m->location);
     if (len < cap)
       len += (size_t)snprintf(b + len, cap - len, " at most %s ms/step (%.1f%%)", t, m->share_pct);
-    if (m->since_version && len < cap) { /* review 18 defect 10 */
-      char v[256];
-      rp_since_text(m->since_framework, m->since_version, m->since_change, m->since_switch, v,
-                    sizeof v);
-      len += (size_t)snprintf(b + len, cap - len, ", %s", v);
-      if (m->since_cap_tokens > 0 && len < cap)
-        len += (size_t)snprintf(b + len, cap - len, TOKEN_CAP_TEXT, m->since_cap_tokens);
-    }
+    len = add_since(m, ", ", b, len, cap);
     bool again = false; /* a lever an earlier member gave: named once */
     for (size_t j = 0; j < k && m->lever; j++) again = again || it->pool[j].lever == m->lever;
     if (m->lever && len < cap)
@@ -2282,19 +2291,6 @@ static void pool_basis(const an_summary_item *it, an_workload w, char *b, size_t
       len += (size_t)snprintf(b + len, cap - len, " (basis: %s)", mb);
     }
   }
-}
-
-/* A fusion item whose path's switch needs a framework release the trace does not state
- * says which (review 18 defect 10: vLLM pass_config keys named "Confirmed" with no version). */
-static void since_clause(const an_summary_item *it, char *b, size_t cap) {
-  size_t len = strlen(b);
-  if (!it->since_version || len >= cap) return;
-  char v[256];
-  rp_since_text(it->since_framework, it->since_version, it->since_change, it->since_switch, v,
-                sizeof v);
-  len += (size_t)snprintf(b + len, cap - len, "; %s", v);
-  if (it->since_cap_tokens > 0 && len < cap)
-    snprintf(b + len, cap - len, TOKEN_CAP_TEXT, it->since_cap_tokens);
 }
 
 /* A merge item whose sibling runs sit in several functions names them, the largest saving
@@ -2437,7 +2433,7 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
     case AN_BASIS_SAVING:
       snprintf(b, cap, "the pattern's estimated saving, of %s ms/step in its kernels", x);
       merge_frames(it, b, cap);
-      since_clause(it, b, cap);
+      add_since(it, "; ", b, strlen(b), cap);
       return;
     case AN_BASIS_CHAIN:
       chain_basis(it, x, b, cap);
