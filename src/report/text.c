@@ -1709,6 +1709,13 @@ static void fmt_fraction(char *b, size_t cap, double f) {
   snprintf(b, cap, "%.0f%%", f * 100.0);
 }
 
+const char *rp_copy_lever(bool pageable) {
+  return pageable ? "pageable memory is staged through a pinned buffer: pin it (pin_memory=True)"
+                  : "look for transfers sharing the link (other GPUs' copies behind one PCIe "
+                    "switch, NCCL or a NIC on it), host memory on another NUMA node than the "
+                    "GPU (bind the process to the GPU's node), or memory that is not pinned";
+}
+
 char *rp_overlap_copy_rate_text(const an_overlap_stage *o) {
   ut_buf t = {0};
   size_t k = 0;
@@ -1726,14 +1733,10 @@ char *rp_overlap_copy_rate_text(const an_overlap_stage *o) {
     fmt_fraction(bar, sizeof bar, r->copy_slow_fraction);
     ut_buf_addf(&t,
                 ", under %s of one direction of the host link (%.0f GB/s, the device pack's "
-                "PCIe figure): %s",
+                "PCIe figure): %s%s",
                 bar, r->host_link_gbs,
-                r->copy_pageable
-                    ? "pageable memory is staged through a pinned buffer; pin it (pin_memory=True)"
-                    : "pinned copies reach about three quarters of it, so look for transfers "
-                      "sharing the link (other GPUs' copies behind one PCIe switch, NCCL or a "
-                      "NIC on it), host memory on another NUMA node than the GPU, or memory "
-                      "that is not pinned");
+                r->copy_pageable ? "" : "pinned copies reach about three quarters of it, so ",
+                rp_copy_lever(r->copy_pageable));
   }
   if (!k) {
     ut_buf_free(&t);

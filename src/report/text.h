@@ -216,6 +216,10 @@ char *rp_overlap_bound_text(const an_overlap_stage *o);
  * bytes (and out of memory); a pageable copy (copy_pageable, decided by the analysis) is told
  * to pin. Owned by the caller. */
 char *rp_overlap_copy_rate_text(const an_overlap_stage *o);
+/* What to change for a host copy under the copy-rate bar: pin pageable memory, else look
+ * for what shares or slows the link; the overlap note's and the summary item's words.
+ * Static text. */
+const char *rp_copy_lever(bool pageable);
 /* The wait rows whose steady part is measured transfer with a bound over the stage's bar
  * (deviation O30): what their action would hide of it, and with what lever; NULL when none
  * (and out of memory). Owned by the caller. */

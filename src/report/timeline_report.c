@@ -1912,12 +1912,7 @@ static void exposed_parts(const an_summary_item *it, rp_part_fn fn, void *ctx) {
              "the device pack's PCIe figure; pinned copies reach about three quarters of it): at "
              "the bar it would take %s of its %s ms/step, so raising the rate wins at most the "
              "difference, and no more than its exposed part; %s",
-             it->copy_gbs, it->copy_target_gbs, at, y,
-             it->copy_pageable
-                 ? "pageable memory is staged through a pinned buffer: pin it (pin_memory=True)"
-                 : "look for transfers sharing the link (other GPUs' copies behind one PCIe "
-                   "switch, NCCL or a NIC on it), host memory on another NUMA node than the "
-                   "GPU (bind the process to the GPU's node), or memory that is not pinned");
+             it->copy_gbs, it->copy_target_gbs, at, y, rp_copy_lever(it->copy_pageable));
     fn(ctx, RP_PART_BASIS, b, NULL);
   } else if (it->lever) { /* a collective already on its own stream */
     snprintf(b, sizeof b,
