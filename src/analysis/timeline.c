@@ -208,6 +208,9 @@ typedef struct tl_trace {
    * slot then stream */
   struct tl_stream_lag *lags;
   size_t n_lags;
+  /* rules_slot's last question (0: none) and its answer */
+  uint16_t memo_view_slot;
+  size_t memo_slot;
 } tl_trace;
 
 static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name);
@@ -787,24 +790,37 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   return true;
 }
 
+/* The account's stage slot of a kernel whose view slot is vs (> 0): the view's slot is 1 +
+ * the stage's index among the rules' stages, which are the account's: checked, so a view
+ * of other rules still finds its stage by id. The last answer is kept: kernels come in
+ * runs of one stage, and the engine's stage lookup was a third of kernel_window's cost. */
+static size_t rules_slot(const an_timeline *tl, tl_trace *c, uint16_t vs) {
+  if (vs == c->memo_view_slot) return c->memo_slot;
+  const char *stage = c->in->view->slot_stage[vs];
+  size_t slot = vs - 1u;
+  if (slot >= tl->n_st || te_rules_stage(tl->rules, slot)->id != stage)
+    slot = stage_slot(tl, stage);
+  c->memo_view_slot = vs;
+  return c->memo_slot = slot;
+}
+
+/* Kernel event i, in no window of stage slot, counted outside the windows (kernel_window's
+ * first pass). */
+static void count_outside(an_timeline *tl, tl_trace *c, size_t i, size_t slot) {
+  int64_t dur = tl_ns(tr_event_dur(c->t, &c->kev[i])), ts = tl_ns(tr_event_ts(c->t, &c->kev[i]));
+  tl->stages[slot].outside_ns += dur;
+  if (an_steps_kernel_setup(c->in->steps, i)) tl->stages[slot].setup_ns += dur;
+  if (!add_busy(c, slot, ts, ts + (dur > 0 ? dur : 0), (uint32_t)i, false)) c->nomem = true;
+}
+
 /* The window of kernel event i counted from the trace's first, or -1. count: kernel time
  * outside every window is added to its stage (once per kernel: the first pass). */
 static long kernel_window(an_timeline *tl, tl_trace *c, size_t i, bool count) {
   const an_trace_view *v = c->in->view;
-  const char *stage = an_trace_view_kernel_stage(v, i);
-  if (!stage) return -1;
-  /* the view's slot is 1 + the stage's index among the rules' stages, which are the
-   * account's: checked, so a view of other rules still finds its stage by id */
-  size_t slot = v->kernel_slot[i] - 1u;
-  if (slot >= tl->n_st || te_rules_stage(tl->rules, slot)->id != stage)
-    slot = stage_slot(tl, stage);
+  if (!an_trace_view_kernel_stage(v, i)) return -1;
+  size_t slot = rules_slot(tl, c, v->kernel_slot[i]);
   long w = slot < tl->n_st ? window_of(c, i, slot) : -1;
-  if (count && w < 0 && slot < tl->n_st) {
-    int64_t dur = tl_ns(tr_event_dur(c->t, &c->kev[i])), ts = tl_ns(tr_event_ts(c->t, &c->kev[i]));
-    tl->stages[slot].outside_ns += dur;
-    if (an_steps_kernel_setup(c->in->steps, i)) tl->stages[slot].setup_ns += dur;
-    if (!add_busy(c, slot, ts, ts + (dur > 0 ? dur : 0), (uint32_t)i, false)) c->nomem = true;
-  }
+  if (count && w < 0 && slot < tl->n_st) count_outside(tl, c, i, slot);
   return w < 0 ? -1 : w - (long)c->first_window;
 }
 
