@@ -198,7 +198,7 @@ static void merge_right(const sorter *s, unsigned char *b, size_t i, size_t mid,
   memcpy(at(s, b, i), tmp, a * s->size);
 }
 
-/* b[lo, mid) and b[mid, hi) swapped as blocks (three reversals: in place, in order). */
+/* b[lo, mid) and b[mid, hi) swapped as blocks by three reversals: in place, in order. */
 static void reverse(const sorter *s, unsigned char *b, size_t lo, size_t hi) {
   if (s->size == sizeof(uint32_t)) { /* a merge of positions in pieces: a call each was most */
     for (; lo + 1 < hi; lo++, hi--)
@@ -208,10 +208,33 @@ static void reverse(const sorter *s, unsigned char *b, size_t lo, size_t hi) {
   while (lo + 1 < hi) swap_at(s, b, lo++, --hi);
 }
 
-static void rotate(const sorter *s, unsigned char *b, size_t lo, size_t mid, size_t hi) {
-  reverse(s, b, lo, mid);
-  reverse(s, b, mid, hi);
-  reverse(s, b, lo, hi);
+/* Rotations shorter than this reverse in place: a buffer's malloc costs more. */
+#define ROTATE_BUF_MIN 64u
+
+/* b[lo, mid) and b[mid, hi) swapped as blocks. When the smaller block fits in cap items
+ * (the merge buffer's bound: no more memory than a merge takes), through a buffer: each
+ * item moved once by memmove, not swapped twice item by item (the host index's and the
+ * call index's merges in pieces rotate most of their items at each level). */
+static void rotate(const sorter *s, unsigned char *b, size_t lo, size_t mid, size_t hi,
+                   size_t cap) {
+  size_t nl = mid - lo, nr = hi - mid, k = nl < nr ? nl : nr;
+  unsigned char *tmp = k >= ROTATE_BUF_MIN && k <= cap ? malloc(k * s->size) : NULL;
+  if (!tmp) {
+    reverse(s, b, lo, mid);
+    reverse(s, b, mid, hi);
+    reverse(s, b, lo, hi);
+    return;
+  }
+  if (nl <= nr) {
+    memcpy(tmp, at(s, b, lo), nl * s->size);
+    memmove(at(s, b, lo), at(s, b, mid), nr * s->size);
+    memcpy(at(s, b, lo + nr), tmp, nl * s->size);
+  } else {
+    memcpy(tmp, at(s, b, mid), nr * s->size);
+    memmove(at(s, b, lo + nr), at(s, b, lo), nl * s->size);
+    memcpy(at(s, b, lo), tmp, nr * s->size);
+  }
+  free(tmp);
 }
 
 /* Merges the sorted [lo, mid) and [mid, hi). When the shorter side (after trimming what
@@ -235,7 +258,7 @@ static bool merge_runs(const sorter *s, unsigned char *b, size_t lo, size_t mid,
       m2 = mid + (j - mid) / 2;
       m1 = upper(s, b, i, mid, at(s, b, m2));
     }
-    rotate(s, b, m1, mid, m2);
+    rotate(s, b, m1, mid, m2, cap);
     size_t nm = m1 + (m2 - mid);
     return merge_runs(s, b, i, m1, nm, cap) && merge_runs(s, b, nm, m2, j, cap);
   }
