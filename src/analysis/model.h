@@ -1711,9 +1711,18 @@ typedef struct an_summary_item {
   const char *frames[AN_ITEM_FRAMES]; /* (borrowed from the sites), and each one's share of */
   double frame_pct[AN_ITEM_FRAMES];   /* the chain's time with a Python frame; the item's
                                          location is the first */
+  /* Only time with nothing else on the GPU shortens the step when kernels go (blind review
+   * 20 defect 2). Folding lever: of largest_us, that part, which stays (the bound is
+   * detail_us less it). Chain: runs_us less largest_us (at most basis_us), what folding
+   * removes wherever it ran; the bound counts it at the share detail_us of basis_us. */
+  double largest_alone_us;
+  double chain_fold_us;
   double runs_us;         /* chain: their time per step (the rest ran alone between other
                              kernels: nothing to fold it into) */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
+  bool host_bound;        /* launch-bound: the stage's time account says the step waits on
+                             the host (sm_stage.host_bound); else its gaps are launch spacing
+                             beside the work that sets the step, and the item says so */
   bool host_filtered;     /* idle items of a stage whose trace is filtered to GPU work: the
                              host work it dropped may add gaps, so the idle the item names
                              is a lower bound of what its activity stalls (the Limits) */

@@ -221,6 +221,7 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
   g->bottleneck =
       g->step_us > 0 && (g->host_idle_us + g->queued_idle_us + g->wait_us) / g->step_us * 100.0 >=
                             c->s->summary_bottleneck_idle_pct;
+  g->host_bound = g->bottleneck && g->host_idle_us >= g->queued_idle_us + g->wait_us;
   return true;
 }
 

@@ -28,6 +28,10 @@ typedef struct sm_stage {
   bool bottleneck;   /* host-side idle + collective wait >= summary.bottleneck_idle_pct */
   bool launch_bound; /* most host-side idle is launch spacing (launch gaps, eager short gaps) */
   bool alloc_bound;  /* most host-side idle is the allocator inside the counted steps */
+  bool host_bound;   /* the time account says the step waits on the host: the bottleneck
+                        gate passes and the host's idle (nothing queued) is most of what
+                        it counted (host >= queued + collective wait); an item's own idle
+                        never decides it (blind review 20 defect 2) */
   double host_idle_us, wait_us; /* per step */
   double all_idle_us;           /* per step, every idle cause (the time account's idle) */
   /* per step, the idle the GPU spends with its next work issued and waiting (dependency,
