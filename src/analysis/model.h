@@ -394,6 +394,15 @@ typedef struct an_roofline {
   bool attn_causal;
   double pack_rate;
   const char *ceiling_basis; /* roofline.attention_ceiling_basis (the rules' string) */
+  /* The row's class beside its family: its kernel holds FP4 weights it dequantises to its
+   * 16-bit format in the kernel (matcher precision_dequant_kernel, on a device whose pack
+   * states no FP4 peak: no FP4 units). basis_family, basis_dequant: the class of the row
+   * the attainable rate comes from (trace or family basis); parity: that class is not the
+   * row's, so the rate is parity with other work, an upper bound no kernel of the row's
+   * class is shown reaching (review 19 defect 5: a dense bf16 GEMM's rate for MXFP4
+   * grouped GEMMs dequantising on MI300X). */
+  bool dequant, basis_dequant, parity;
+  const char *basis_family;
 } an_roofline;
 
 /* The larger of a row's two roofline terms over the smaller (0: a term is 0). */

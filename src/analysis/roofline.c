@@ -606,6 +606,7 @@ typedef struct run {
   size_t n_ceiling;
   double shortest_us;        /* the run's shortest kernel launch: proof of what a launch can take */
   double shortest_matrix_us; /* the same of the launches costed as matrix work */
+  const te_matcher *dequant; /* matcher precision_dequant_kernel (NULL: none) */
 } run;
 
 static long table_stage(const an_tables *t, const char *id) {
@@ -1042,6 +1043,14 @@ static void record_floor(const run *r, const row_acc *a, an_roofline *rec) {
                                     rec->latency_floor_us, r->c.dev->peak_tflops[p]);
 }
 
+/* Whether a row's kernel dequantises FP4 weights to its 16-bit format in the kernel: its
+ * name says FP4 weights (matcher precision_dequant_kernel) and the device has no FP4 units
+ * (its pack states no FP4 peak), so its FLOPs pay the unpacking on top of a native GEMM's. */
+static bool dequantising(const run *r, const char *name) {
+  return r->dequant && name && r->c.dev->peak_tflops[TE_PEAK_FP4] <= 0 &&
+         te_matcher_match(r->dequant, name, strlen(name));
+}
+
 static an_status build_records(run *r, size_t s) {
   an_stage_tables *st = &r->tables->stages[s];
   an_roofline_stage *os = &r->out->stages[s];
@@ -1053,6 +1062,7 @@ static an_status build_records(run *r, size_t s) {
     if (!a->launches || a->time <= 0) continue;
     os->records[os->n] = record_of(a);
     record_floor(r, a, &os->records[os->n]);
+    os->records[os->n].dequant = dequantising(r, st->rows[i].name);
     set_balanced(r, &os->records[os->n]);
     if (!record_shapes(r, &r->work[s].acc[i], &os->records[os->n])) return AN_ERR_NOMEM;
     st->rows[i].roofline = (uint32_t)++os->n;
@@ -1172,6 +1182,24 @@ static void set_headroom(const run *r, const row_acc *a, an_roofline *rec) {
   rec->headroom_device_us = rec->time_us > dev ? rec->time_us - dev : 0;
 }
 
+/* The record of row i of stage s (one with a roofline). */
+static const an_roofline *row_record(const run *r, size_t s, size_t i) {
+  return &r->out->stages[s].records[r->tables->stages[s].rows[i].roofline - 1];
+}
+
+/* The class of the row an attainable rate comes from (from; NULL: the device pack's), and
+ * whether it is another class than rec's: another op family (a dense GEMM's rate for a
+ * grouped one, roofline.compute_peers) or one of them dequantises its weights in the kernel
+ * and the other not. Then the rate is parity with that work, an upper bound: no kernel of
+ * rec's class is shown reaching it (review 19 defect 5, review 21 defect 3). */
+static void set_basis_class(an_roofline *rec, const an_roofline *from) {
+  if (!from || from == rec) return;
+  rec->basis_family = from->family;
+  rec->basis_dequant = from->dequant;
+  rec->parity = from->dequant != rec->dequant || !from->family || !rec->family ||
+                strcmp(from->family, rec->family) != 0;
+}
+
 /* The attainable rate: the best comparable row's when it beats the device pack's fraction
  * (the trace proves the part reaches it); else a faster sibling's rate below that fraction
  * (the family's best observed rate: what this work is shown to reach here, review 13
@@ -1180,15 +1208,17 @@ static void set_headroom(const run *r, const row_acc *a, an_roofline *rec) {
 static void set_attainable(run *r, an_roofline *rec) {
   size_t s = 0, i = 0;
   bool one = false;
+  const an_roofline *sibling = NULL, *from = NULL;
   double peer = best_comparable(r, rec, true, &s, &i, &one);
   if (peer > own_rate(r, rec)) {
     const an_stage_tables *ps = &r->tables->stages[s];
+    sibling = row_record(r, s, i);
     rec->sibling_kernel = ps->rows[i].name;
     rec->sibling_stage = ps->stage->label;
     rec->sibling_row = i;
     rec->sibling_rate = peer;
     rec->sibling_launch = one;
-    rec->sibling_family = r->out->stages[s].records[ps->rows[i].roofline - 1].family;
+    rec->sibling_family = sibling->family;
   }
   double best = best_comparable(r, rec, false, &s, &i, &one);
   double dev = device_attainable(r->c.dev, rec);
@@ -1209,11 +1239,14 @@ static void set_attainable(run *r, an_roofline *rec) {
     rec->attainable = best;
     rec->attainable_basis = AN_ATTAINABLE_TRACE;
     rec->attainable_kernel = r->tables->stages[s].rows[i].name;
+    from = row_record(r, s, i);
   } else if (rec->sibling_kernel && te_rules_settings(r->c.rules)->roofline_family_attainable) {
     rec->attainable = rec->sibling_rate;
     rec->attainable_basis = AN_ATTAINABLE_FAMILY;
     rec->attainable_kernel = rec->sibling_kernel;
+    from = sibling;
   }
+  set_basis_class(rec, from);
   double frac = rec->attainable > 0 ? rate_of(rec) / rec->attainable : 1;
   rec->of_attainable_pct = frac * 100.0;
 }
@@ -1321,6 +1354,7 @@ an_status an_roofline_build(const an_roofline_side *formal, const an_roofline_si
   }
   out->n_stages = tables->n_stages;
   r.c.dev = find_device(formal, rules, strings, &out->device);
+  r.dequant = te_rules_matcher(rules, "precision_dequant_kernel");
   an_status rc = AN_OK;
   if (r.c.dev) {
     out->device.id = r.c.dev->id;

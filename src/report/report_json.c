@@ -85,6 +85,8 @@ static cJSON *roofline_json(const an_roofline *f) {
       cJSON_AddStringToObject(o, "attainable_unit", memory ? "TB/s" : "TFLOP/s") &&
       cJSON_AddStringToObject(o, "attainable_basis", rp_attainable_basis(f->attainable_basis)) &&
       add_str_or_null(o, "attainable_kernel", f->attainable_kernel) &&
+      cJSON_AddBoolToObject(o, "attainable_parity", f->parity) &&
+      cJSON_AddBoolToObject(o, "dequantises", f->dequant) &&
       cJSON_AddNumberToObject(o, "device_attainable", an_round3(f->device_rate)) &&
       cJSON_AddNumberToObject(o, "of_attainable_pct", an_round3(f->of_attainable_pct)) &&
       cJSON_AddNumberToObject(o, "headroom_us", an_round3(f->headroom_us)) &&

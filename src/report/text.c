@@ -371,13 +371,14 @@ void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t
   bool compute = f->limiter == AN_LIMIT_COMPUTE;
   snprintf(out, cap,
            "%s-bound %s%s%s: %.0f%% of its roofline time; %.3g TB/s, %.3g TFLOP/s; %.0f%% of the "
-           "attainable %.3g %s (%s%s%s); %zu of %zu launches with shapes (from %s)",
+           "attainable %.3g %s (%s%s%s%s); %zu of %zu launches with shapes (from %s)",
            rp_limiter(f->limiter), f->dtype ? f->dtype : "", f->dtype ? " " : "",
            f->family ? f->family : "op", f->achieved_pct, f->achieved_tbs, f->achieved_tflops,
            f->of_attainable_pct, f->attainable, compute ? "TFLOP/s" : "TB/s",
            f->attainable_basis == AN_ATTAINABLE_TRACE    ? "best comparable kernel of the trace"
            : f->attainable_basis == AN_ATTAINABLE_FAMILY ? "the family's best observed rate"
                                                          : "the device pack's attainable fraction",
+           f->parity ? ", parity with another class of work, so an upper bound" : "",
            f->attainable_kernel ? ": " : "", f->attainable_kernel ? f->attainable_kernel : "",
            f->launches_with_shapes, launches,
            f->source == AN_SHAPES_MAPPING ? "the mapping trace"

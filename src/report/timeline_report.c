@@ -1488,30 +1488,54 @@ static void shape_ceiling_text(const an_roofline *f, char *b, size_t cap) {
            f->pack_rate / f->peak * 100.0, x);
 }
 
+/* The words of an attainable rate borrowed from another class of work (an_roofline.parity):
+ * what the rate is (after its name), the basis row's class, and the row's own class at the
+ * end ("" in each when the class is the row's). */
+typedef struct parity_words {
+  const char *lead, *basis;
+  char own[192];
+} parity_words;
+
+static void parity_text(const an_roofline *f, parity_words *w) {
+  *w = (parity_words){"", "", ""};
+  if (!f->parity) return;
+  w->lead = ", parity with another class of work, so an upper bound";
+  w->basis = f->basis_dequant ? " that dequantises FP4 weights in the kernel"
+             : f->dequant     ? " in its own format"
+                              : "";
+  snprintf(w->own, sizeof w->own,
+           "; this kernel is a %s%s, and no kernel of its class is shown reaching that rate",
+           f->family ? f->family : "kernel",
+           f->dequant ? " that dequantises FP4 weights in the kernel (the device has no FP4 units)"
+                      : "");
+}
+
 /* The attainable rate a roofline bound assumes, and where it comes from: the fastest
  * comparable kernel of the trace, or the device pack's fraction of the peak. */
 static void attainable_text(const an_roofline *f, char *b, size_t cap) {
   const bool mem = f->limiter == AN_LIMIT_MEMORY;
   const char *unit = mem ? "TB/s" : "TFLOP/s";
-  char sib[160] = "";
+  char sib[224] = "";
   bool same = !f->sibling_family || !f->family || !strcmp(f->sibling_family, f->family);
+  parity_words pw;
+  parity_text(f, &pw);
   if (f->sibling_kernel) /* a launch's rate: the row's own figure in the table is lower */
-    snprintf(sib, sizeof sib, "%sK%zu in %s, %s%s,", f->sibling_launch ? "a launch of " : "",
+    snprintf(sib, sizeof sib, "%sK%zu in %s, %s%s%s,", f->sibling_launch ? "a launch of " : "",
              f->sibling_row + 1, f->sibling_stage ? f->sibling_stage : "?",
-             same ? "of the same family" : "a ", same ? "" : f->sibling_family);
+             same ? "of the same family" : "a ", same ? "" : f->sibling_family, pw.basis);
   /* with the launch ramp the rate is the evidence's past its launches' floors */
   const char *past = f->floor_added ? " past its launches' latency floor" : "";
   if (f->attainable_basis == AN_ATTAINABLE_TRACE)
-    snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace%s)", f->attainable, unit,
-             *sib ? sib : "a comparable kernel", past);
+    snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace%s%s%s)", f->attainable,
+             unit, *sib ? sib : "a comparable kernel", past, pw.lead, pw.own);
   else if (f->attainable_basis == AN_ATTAINABLE_FAMILY && f->peak > 0)
     snprintf(b, cap,
-             "an attainable %.2f %s (the %s%s best observed rate: what %s reaches in this "
-             "trace%s, under the device pack's %.2f %s, %.0f%% of the %.2f %s %s peak)",
+             "an attainable %.2f %s (the %s%s best observed rate%s: what %s reaches in this "
+             "trace%s, under the device pack's %.2f %s, %.0f%% of the %.2f %s %s peak%s)",
              f->attainable, unit, same ? "family's" : "",
-             same ? "" : (f->dtype ? f->dtype : "format's"), *sib ? sib : "a comparable kernel",
-             past, f->device_rate, unit, f->device_rate / f->peak * 100.0, f->peak, unit,
-             mem ? "HBM" : f->dtype);
+             same ? "" : (f->dtype ? f->dtype : "format's"), pw.lead,
+             *sib ? sib : "a comparable kernel", past, f->device_rate, unit,
+             f->device_rate / f->peak * 100.0, f->peak, unit, mem ? "HBM" : f->dtype, pw.own);
   else if (f->pack_rate > 0 && f->peak > 0) /* review 19 defect 6 */
     shape_ceiling_text(f, b, cap);
   else if (f->peak > 0 && *sib)
@@ -1794,7 +1818,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
     fold_basis(it, x, b, cap);
     return;
   }
-  char att[384] = "";
+  char att[768] = "";
   if (f) attainable_text(f, att, sizeof att);
   if (it->count > 1) {
     roofline_group_basis(it, att, x, b, cap);

@@ -99,6 +99,14 @@ compiled   review 16 defect 1 (../shared; exit 77 without it): a run that execut
            such a run advises torch.compile itself (a mode of it, max-autotune, may be named);
            hta_async with a Torch-Compiled Region added keeps its items, none naming
            torch.compile nor pooled as that change.
+parity     review 19 defect 5, review 21 defect 3 (../shared; exit 77 without it): on every
+           shared trace a row whose attainable rate comes from another row (trace or family
+           basis) is marked attainable_parity exactly when that row is of another class:
+           another op family, or one of the two dequantises FP4 weights in the kernel (its
+           name matches matcher precision_dequant_kernel and the device's pack entry states no
+           fp4 peak, read here from the packs); every tuning item measured against such a rate
+           says "parity with another class of work, so an upper bound"; and vLLM's MXFP4 MoE
+           GEMMs on MI300X (piecewise) are such rows, dequantising.
 usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases|precision|balanced|evidence|compiled --triage BIN --source DIR [--shared DIR]
 """
 import argparse
@@ -434,7 +442,8 @@ def moe_trace(args, name, tokens, limiter, failures):
                        r"([\d.]+) .*the device pack's estimate.*wins at most (\d+)% of "
                        r"(?:its|their)", text) or re.search(
                            r"an attainable ([\d.]+) (TB/s|TFLOP/s) \(the [\w']+ best observed "
-                           r"rate: .*under the device pack's ([\d.]+) .*wins at most (\d+)% of "
+                           r"rate(?:, parity with another class of work, so an upper bound)?: "
+                           r".*under the device pack's ([\d.]+) .*wins at most (\d+)% of "
                            r"(?:its|their).*to reach the device pack's [\d.]+ (?:TB/s|TFLOP/s)"
                            r"(?: too)?, a rate no comparable kernel shows", text)
         if not m2:
@@ -445,9 +454,12 @@ def moe_trace(args, name, tokens, limiter, failures):
                 name, text, first["bound_us_per_step"]))
         # decode: the down projection leads, at less than half its gate/up sibling's rate
         # prefill: compute-bound MoE GEMMs against the step's dense GEMMs of their format
-        # (roofline.compute_peers), the expert audit's basis, not their own slow sibling
-        if limiter == "compute" and ", a gemm, reaches" not in text:
-            failures.append("%s: basis %r is not the dense GEMMs' rate" % (name, text))
+        # (roofline.compute_peers), the expert audit's basis, not their own slow sibling; a
+        # dense GEMM in its own format for MXFP4 GEMMs dequantising on MI300X: parity, an
+        # upper bound (review 19 defect 5)
+        if limiter == "compute" and (", a gemm in its own format, reaches" not in text or
+                                     "parity with another class of work" not in text):
+            failures.append("%s: basis %r is not the dense GEMMs' rate as parity" % (name, text))
         if limiter == "memory" and "of the same family, reaches" not in text:
             failures.append("%s: basis %r names no faster sibling" % (name, text))
         # review 13 defect 4: the down projection is bounded by its gate/up sibling's rate,
@@ -1910,12 +1922,86 @@ def ceiling(args):
     return 1 if failures else 0
 
 
+def pack_text(source, pack):
+    with open(os.path.join(source, "rules", pack), encoding="utf-8") as f:
+        return f.read()
+
+
+def device_has_fp4(source, device):
+    """Whether the default pack's entry for device states an fp4 peak (its peak_tflops map,
+    written out or through a YAML anchor)."""
+    text = pack_text(source, "75-roofline.yaml")
+    entry = re.search(r"^  - id: %s\n(.*?)(?=^  - id: |^# -)" % re.escape(device), text,
+                      re.M | re.S).group(1)
+    peaks = re.search(r"peak_tflops: (.*)", entry).group(1)
+    ref = re.match(r"\*(\S+)", peaks)
+    if ref:
+        peaks = re.search(r"&%s (\{.*\})" % re.escape(ref.group(1)), text).group(1)
+    return re.search(r"\bfp4: [0-9.]*[1-9]", peaks) is not None
+
+
+def dequant_regexes(source):
+    """matcher precision_dequant_kernel's regexes (80-report.yaml), case-insensitive."""
+    text = pack_text(source, "80-report.yaml")
+    block = re.search(r"^  precision_dequant_kernel:\n    regex: \[(.*)\]", text, re.M).group(1)
+    return [re.compile(x[1:-1].replace("''", "'"), re.I) for x in re.findall(r"'(?:[^']|'')*'", block)]
+
+
+def parity(args):
+    traces = real_traces(args)
+    if traces is None:
+        return 77
+    regexes = dequant_regexes(args.source)
+    failures, marked, checked = [], [], 0
+    for name, path in traces:
+        rep = run_json(args.triage, path)
+        dev = (rep.get("roofline_device") or {}).get("id")
+        fp4 = dev is not None and device_has_fp4(args.source, dev)
+        rows = {k["name"]: k for st in rep["stages"] for k in st["kernels"]}
+        deq = {n: bool(k["roofline"]) and not fp4 and any(r.search(n) for r in regexes)
+               for n, k in rows.items()}
+        for n, k in rows.items():
+            f = k["roofline"]
+            if not f:
+                continue
+            if f["dequantises"] != deq[n]:
+                failures.append("%s %s: dequantises %s, want %s" % (name, n[:50],
+                                                                    f["dequantises"], deq[n]))
+            b = rows.get(f["attainable_kernel"] or "")
+            if f["attainable_basis"] == "device" or not b or b is k:
+                if f["attainable_parity"]:
+                    failures.append("%s %s: parity without another basis row" % (name, n[:50]))
+                continue
+            checked += 1
+            want = b["roofline"]["family"] != f["family"] or deq[b["name"]] != deq[n]
+            if f["attainable_parity"] != want:
+                failures.append("%s %s: parity %s, want %s (basis %s)" % (
+                    name, n[:50], f["attainable_parity"], want, b["name"][:50]))
+            if want:
+                marked.append((name, n, deq[n]))
+        for it in rep["summary"]:
+            if it["basis"] != "roofline" or it["action_id"] != "tune" or not it["kernels"]:
+                continue
+            f = rows[it["kernels"][0]]["roofline"]
+            if f and f["attainable_parity"] and \
+                    "parity with another class of work, so an upper bound" not in it["text"]:
+                failures.append("%s: item on a parity rate does not say so: %r" % (
+                    name, it["text"][:300]))
+    if not any(t.startswith("vllm_gptoss_prefilldecode_piecewise") and d for t, _, d in marked):
+        failures.append("vLLM piecewise's MXFP4 MoE GEMMs not measured as parity: %r" % marked)
+    for f in failures:
+        print("FAIL " + f)
+    print("basis classes, %d rows with another basis row, %d parity, %d failures" % (
+        checked, len(marked), len(failures)))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
                                       "unbounded", "grouped", "levers", "floor", "bases",
                                       "precision", "balanced", "evidence", "compiled",
-                                      "outlier", "ceiling"])
+                                      "outlier", "ceiling", "parity"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -1926,7 +2012,7 @@ def main():
              "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
              "floor": floor, "bases": bases, "precision": precision,
              "balanced": balanced, "evidence": evidence, "compiled": compiled,
-             "outlier": outlier, "ceiling": ceiling}
+             "outlier": outlier, "ceiling": ceiling, "parity": parity}
     return modes[args.mode](args)
 
 
