@@ -8,6 +8,7 @@
 #include <fenv.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,11 +85,16 @@ struct an_kernel_map {
   /* The canonical kernel names: dense ids in first-seen order (tr_intern's, 0 = ""), each
    * classified once for all payloads and for the kernel table and rank summary of the
    * same views (they classified every name again, and the classifier's cache held a copy
-   * of each): by id, 0 = not yet, 1 = the default category, k + 2 = rule k of `kernel` */
+   * of each): by id, 0 = not seen, KM_PENDING = seen, not yet classified (an_kernel_map_classify
+   * decides those), 1 = the default category, k + 2 = rule k of `kernel` */
   tr_intern *names;
   const te_classifier *kernel;
   uint32_t *decided;
   size_t cap_decided;
+  /* the next name id an_kernel_map_classify hands out (a chunk at a time, to either thread),
+   * below n_seen: the name count when the gather ended */
+  atomic_size_t next_class;
+  size_t n_seen;
   payload *stages;
   size_t n_stages, cap_stages;
   payload global;
@@ -390,8 +396,7 @@ static bool finalize_entry(an_kernel_map *m, an_loc_memo *lm, payload *p, size_t
                            an_site *sites) {
   entry_b *e = &p->eb[i];
   an_kmap_entry *o = &p->entries[i];
-  o->name = tr_intern_get(m->names, e->name);
-  o->category = an_kernel_map_name_category(m, e->name, NULL);
+  o->name = tr_intern_get(m->names, e->name); /* its category: an_kernel_map_finish */
   double total = 0;
   size_t launches = 0;
   for (size_t k = 0; k < e->n_sites; k++) total += site_at(e, k)->total_us;
@@ -488,22 +493,46 @@ void an_kernel_map_destroy(an_kernel_map *m) {
 
 /* ------------------------------------------------------------------ build */
 
-/* The class of name id, decided on its first sight (false when out of memory). */
-static bool classify_name(an_kernel_map *m, uint32_t id) {
+/* A name seen, its class not yet decided (an_kernel_map_classify decides it). */
+#define KM_PENDING UINT32_MAX
+/* Name ids an_kernel_map_classify takes at a time: two threads share the names out in
+ * chunks, so either takes what the other has not reached (a few hundred names: a few
+ * hundred thousand instructions between two atomic adds). */
+#define KM_CLASSIFY_CHUNK 256u
+
+/* Notes name id as seen, to be classified (false when out of memory). */
+static bool note_name(an_kernel_map *m, uint32_t id) {
   if (id >= m->cap_decided) {
     uint32_t *d = ut_grow_zeroed(m->decided, &m->cap_decided, (size_t)id + 1, sizeof *d);
     if (!d) return false;
     m->decided = d;
   }
-  if (m->decided[id]) return true;
-  /* the answer is kept here, so the classifier's cache would be a second copy */
-  const te_class_rule *rule = NULL;
-  te_rules_classify_once(m->rules, "kernel", tr_intern_get(m->names, id), &rule);
-  m->decided[id] = rule ? (uint32_t)(rule - m->kernel->rules) + 2 : 1;
+  if (!m->decided[id]) m->decided[id] = KM_PENDING;
   return true;
 }
 
-/* Name id of the canonical form of a trace string, classified (UINT32_MAX when out of
+void an_kernel_map_classify(an_kernel_map *m) {
+  size_t n = m->n_seen;
+  for (;;) {
+    size_t lo = atomic_fetch_add_explicit(&m->next_class, KM_CLASSIFY_CHUNK, memory_order_relaxed);
+    if (lo >= n) return;
+    size_t hi = n - lo < KM_CLASSIFY_CHUNK ? n : lo + KM_CLASSIFY_CHUNK;
+    for (size_t id = lo; id < hi; id++) {
+      if (m->decided[id] != KM_PENDING) continue; /* an id no kernel name took */
+      /* the answer is kept here, so the classifier's cache would be a second copy */
+      const te_class_rule *rule = NULL;
+      te_rules_classify_once(m->rules, "kernel", tr_intern_get(m->names, (uint32_t)id), &rule);
+      m->decided[id] = rule ? (uint32_t)(rule - m->kernel->rules) + 2 : 1;
+    }
+  }
+}
+
+size_t an_kernel_map_unclassified(an_kernel_map *m) {
+  size_t at = atomic_load_explicit(&m->next_class, memory_order_relaxed);
+  return at < m->n_seen ? m->n_seen - at : 0;
+}
+
+/* Name id of the canonical form of a trace string, noted as seen (UINT32_MAX when out of
  * memory). */
 static uint32_t canonical_of(an_kernel_map *m, const tr_trace *t, tr_str name, an_hex_mask mask) {
   const char *raw = tr_str_get(t, name);
@@ -518,7 +547,7 @@ static uint32_t canonical_of(an_kernel_map *m, const tr_trace *t, tr_str name, a
   }
   uint32_t id = tr_intern_put(m->names, buf, need);
   if (buf != small) free(buf);
-  return id != UINT32_MAX && classify_name(m, id) ? id : UINT32_MAX;
+  return id != UINT32_MAX && note_name(m, id) ? id : UINT32_MAX;
 }
 
 /* The canonical name id of a string of view v, computed once per string. */
@@ -688,9 +717,8 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   return an_kernel_map_build_steps(views, n_views, rules, sample, NULL, out);
 }
 
-an_status an_kernel_map_build_steps(const an_trace_view *views, size_t n_views,
-                                    const te_rules *rules, bool sample, const an_steps *steps,
-                                    an_kernel_map **out) {
+an_status an_kernel_map_gather(const an_trace_view *views, size_t n_views, const te_rules *rules,
+                               bool sample, const an_steps *steps, an_kernel_map **out) {
   *out = NULL;
   /* categories come from the packs only (an_kmap_entry.category is never NULL) */
   const te_classifier *kernel = te_rules_classifier(rules, "kernel");
@@ -766,19 +794,51 @@ an_status an_kernel_map_build_steps(const an_trace_view *views, size_t n_views,
     }
     an_resolver_destroy(res);
   }
-  for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
-    if (!payload_finalize(m, &m->stages[i])) rc = AN_ERR_NOMEM;
-  if (rc == AN_OK && !m->global_is_stage && !payload_finalize(m, &m->global)) rc = AN_ERR_NOMEM;
-  if (rc == AN_OK) m->views = calloc(m->n_stages ? m->n_stages : 1, sizeof *m->views);
-  if (rc == AN_OK && !m->views) rc = AN_ERR_NOMEM;
-  for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
-    m->views[i] = (an_kmap_payload){m->stages[i].stage, m->stages[i].n, m->stages[i].entries};
+  m->n_seen = tr_intern_count(m->names);
   if (rc != AN_OK) {
     an_kernel_map_destroy(m);
     return rc;
   }
   *out = m;
   return AN_OK;
+}
+
+an_status an_kernel_map_sites(an_kernel_map *m) {
+  for (size_t i = 0; i < m->n_stages; i++)
+    if (!payload_finalize(m, &m->stages[i])) return AN_ERR_NOMEM;
+  return !m->global_is_stage && !payload_finalize(m, &m->global) ? AN_ERR_NOMEM : AN_OK;
+}
+
+/* The entries of p their names' categories (decided by an_kernel_map_classify). */
+static void payload_categories(const an_kernel_map *m, payload *p) {
+  for (size_t id = 0; id < p->cap_entry_of; id++)
+    if (p->entry_of[id])
+      p->entries[p->entry_of[id] - 1].category = an_kernel_map_name_category(m, (uint32_t)id, NULL);
+}
+
+an_status an_kernel_map_finish(an_kernel_map *m) {
+  for (size_t i = 0; i < m->n_stages; i++) payload_categories(m, &m->stages[i]);
+  if (!m->global_is_stage) payload_categories(m, &m->global);
+  m->views = calloc(m->n_stages ? m->n_stages : 1, sizeof *m->views);
+  if (!m->views) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < m->n_stages; i++)
+    m->views[i] = (an_kmap_payload){m->stages[i].stage, m->stages[i].n, m->stages[i].entries};
+  return AN_OK;
+}
+
+an_status an_kernel_map_build_steps(const an_trace_view *views, size_t n_views,
+                                    const te_rules *rules, bool sample, const an_steps *steps,
+                                    an_kernel_map **out) {
+  an_status rc = an_kernel_map_gather(views, n_views, rules, sample, steps, out);
+  if (rc != AN_OK) return rc;
+  an_kernel_map_classify(*out);
+  rc = an_kernel_map_sites(*out);
+  if (rc == AN_OK) rc = an_kernel_map_finish(*out);
+  if (rc != AN_OK) {
+    an_kernel_map_destroy(*out);
+    *out = NULL;
+  }
+  return rc;
 }
 
 /* ------------------------------------------------------------------ queries */

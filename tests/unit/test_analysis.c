@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -540,6 +541,99 @@ Test(kernel_map, name_table_decides_each_name_once, .init = setup, .fini = teard
   an_trace_view_free(&v);
   tr_trace_destroy(o);
   tr_trace_destroy(t);
+}
+
+/* A trace of n kernels, each of a name of its own, from several families the kernel
+ * classifier tells apart (GEMMs, collectives, attention, Triton, elementwise, copies). */
+static char *many_names_trace(size_t n, size_t *len) {
+  static const char *const fam[][2] = {{"void gemm_kernel_", "<float>(float*)"},
+                                       {"ncclDevKernel_AllReduce_Sum_f16_", "(x)"},
+                                       {"flash_attn_fwd_kernel_", ""},
+                                       {"triton_poi_fused_add_mul_", ""},
+                                       {"void at::native::elementwise_kernel<", ">(int)"},
+                                       {"Memcpy DtoD ", ""}};
+  size_t cap = 256 + n * 192, at = 0;
+  char *buf = malloc(cap);
+  cr_assert_not_null(buf);
+  at += (size_t)snprintf(buf + at, cap - at, "{\"traceEvents\":[");
+  for (size_t i = 0; i < n; i++) {
+    char name[96];
+    const char *const *f = fam[i % (sizeof fam / sizeof fam[0])];
+    snprintf(name, sizeof name, "%s%zu%s", f[0], i, f[1]);
+    at += (size_t)snprintf(buf + at, cap - at,
+                           "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
+                           "\"ts\":%zu,\"dur\":1,\"args\":{\"stream\":7}}",
+                           i ? "," : "", name, 2 * i);
+  }
+  at += (size_t)snprintf(buf + at, cap - at, "]}");
+  cr_assert_lt(at, cap);
+  *len = at;
+  return buf;
+}
+
+typedef struct classify_job {
+  an_kernel_map *m;
+  unsigned lane;
+} classify_job;
+
+static void *classify_in_lane(void *arg) {
+  classify_job *j = arg;
+  cr_assert_eq(te_lane_enter(j->lane), 0);
+  an_kernel_map_classify(j->m);
+  te_lane_leave();
+  return NULL;
+}
+
+/* The build in steps, its names classified by two threads at once (each in a lane) beside the
+ * sites, gives every name and entry the class the one-call build gives. Enough names that the
+ * threads share them out in many chunks. */
+Test(kernel_map, names_classified_on_two_threads_as_on_one, .init = setup, .fini = teardown) {
+  size_t len = 0;
+  char *json = many_names_trace(3000, &len);
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("many.json", json, len, NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  an_kernel_map *one = NULL, *two = NULL;
+  cr_assert_eq(an_kernel_map_build(&v, 1, rules, false, &one), AN_OK);
+  cr_assert_eq(an_kernel_map_gather(&v, 1, rules, false, NULL, &two), AN_OK);
+  cr_assert_eq(an_kernel_map_unclassified(two), an_kernel_map_name_count(one));
+  classify_job second = {two, 2};
+  pthread_t th;
+  cr_assert_eq(te_lane_enter(1), 0);
+  cr_assert_eq(pthread_create(&th, NULL, classify_in_lane, &second), 0);
+  cr_assert_eq(an_kernel_map_sites(two), AN_OK);
+  an_kernel_map_classify(two);
+  pthread_join(th, NULL);
+  te_lane_leave();
+  te_rules_lanes_fold(rules);
+  cr_assert_eq(an_kernel_map_unclassified(two), 0);
+  cr_assert_eq(an_kernel_map_finish(two), AN_OK);
+  size_t n = an_kernel_map_name_count(one), categories = 0;
+  cr_assert_eq(an_kernel_map_name_count(two), n);
+  cr_assert_gt(n, 3000, "every kernel a name of its own, and the empty one");
+  const char *last = NULL;
+  for (uint32_t id = 0; id < n; id++) {
+    const char *name = an_kernel_map_name(one, id);
+    cr_assert_str_eq(an_kernel_map_name(two, id), name);
+    const char *k1 = NULL, *k2 = NULL;
+    const char *c1 = an_kernel_map_name_category(one, id, &k1);
+    cr_assert_eq(an_kernel_map_name_category(two, id, &k2), c1, "%s", name);
+    cr_assert_eq(k2, k1, "%s", name);
+    categories += c1 && c1 != last;
+    last = c1;
+    const an_kmap_entry *e = an_kernel_map_find(two, NULL, name);
+    cr_assert_eq(!e, !an_kernel_map_find(one, NULL, name));
+    if (e) cr_assert_eq(e->category, c1, "the entry's category is its name's");
+  }
+  cr_assert_null(an_kernel_map_name_category(two, 0, NULL), "the empty name was never seen");
+  cr_assert_gt(categories, 5, "the families fall in several categories");
+  an_kernel_map_destroy(one);
+  an_kernel_map_destroy(two);
+  an_trace_view_free(&v);
+  tr_trace_destroy(t);
+  free(json);
 }
 
 /* A rule set with the "all" stage and nothing else: no classifier, no setting. */
