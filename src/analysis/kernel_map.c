@@ -559,6 +559,12 @@ static uint32_t canonical_cached(an_kernel_map *m, size_t v, tr_str name, an_hex
   return id;
 }
 
+size_t an_kernel_map_view_of(const an_kernel_map *m, const tr_trace *t) {
+  for (size_t v = 0; m && v < m->n_canon; v++)
+    if (m->canon[v].trace == t) return v;
+  return SIZE_MAX;
+}
+
 uint32_t an_kernel_map_name_id(const an_kernel_map *m, size_t view, const tr_trace *t,
                                tr_str name) {
   if (!m || view >= m->n_canon) return AN_KMAP_NO_NAME;

@@ -52,6 +52,9 @@ const char *an_kernel_map_canonical(const an_kernel_map *m, size_t view, const t
  * views read instead of classifying the name again. */
 #define AN_KMAP_NO_NAME UINT32_MAX
 size_t an_kernel_map_name_count(const an_kernel_map *m);
+/* The index of the view of trace t among those the map was built from (an_kernel_map_name_id
+ * takes it), or SIZE_MAX when the map was not built from t (or m is NULL). */
+size_t an_kernel_map_view_of(const an_kernel_map *m, const tr_trace *t);
 /* an_kernel_map_canonical's name as an id, or AN_KMAP_NO_NAME. */
 uint32_t an_kernel_map_name_id(const an_kernel_map *m, size_t view, const tr_trace *t, tr_str name);
 /* The text of name id (the map's copy, valid until it is destroyed), or NULL. */

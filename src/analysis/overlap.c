@@ -54,7 +54,10 @@ static void ov_side_free(ov_side *s) {
   free(s->name);
   free(s->stream);
   free(s->cat);
-  ut_strmap_free(&s->names);
+  free(s->kid);
+  free(s->map_to);
+  free(s->extra_to);
+  ut_strmap_free(&s->extra);
   ut_strmap_free(&s->streams);
   ov_source_destroy(s->source);
   memset(s, 0, sizeof *s);
@@ -71,6 +74,76 @@ static bool ov_starts_gpu_or_kernel(const char *cat) {
          strstr(cat, "xpu_runtime");
 }
 
+const char *ov_side_name(const ov_side *s, uint32_t nm) {
+  uint32_t k = s->kid[nm];
+  return k & OV_EXTRA ? s->extra.keys[k & ~OV_EXTRA] : an_kernel_map_name(s->in->kmap, k);
+}
+
+long ov_side_find_name(const ov_side *s, const char *name, size_t len) {
+  const an_kernel_map *km = s->in->kmap;
+  uint32_t id = km ? an_kernel_map_find_name(km, name, len) : AN_KMAP_NO_NAME;
+  if (id != AN_KMAP_NO_NAME)
+    return id < s->n_map_to && s->map_to[id] ? (long)s->map_to[id] - 1 : -1;
+  long x = ut_strmap_find(&s->extra, name, len);
+  return x < 0 ? -1 : (long)s->extra_to[x];
+}
+
+/* A new side name of kid `kid` (ov_side.kid): its id, -1 when out of memory. */
+static long ov_side_add(ov_side *s, uint32_t kid) {
+  uint32_t *k = ut_grow(s->kid, &s->cap_names, s->n_names + 1, sizeof *k);
+  if (!k) return -1;
+  s->kid = k;
+  k[s->n_names] = kid;
+  if (!(kid & OV_EXTRA)) s->map_to[kid] = (uint32_t)s->n_names + 1;
+  return (long)s->n_names++;
+}
+
+/* The side's id of canonical text canon (len bytes), added when new: the kernel map's name
+ * of that text, else an extra one (kept as the trace's string raw when it is the same
+ * text). -1 when out of memory. */
+static long ov_side_put_text(ov_side *s, const char *canon, size_t len, const char *raw) {
+  const an_kernel_map *km = s->in->kmap;
+  uint32_t id = km ? an_kernel_map_find_name(km, canon, len) : AN_KMAP_NO_NAME;
+  if (id != AN_KMAP_NO_NAME) return s->map_to[id] ? (long)s->map_to[id] - 1 : ov_side_add(s, id);
+  size_t before = s->extra.n;
+  long x = strcmp(canon, raw) == 0 ? ut_strmap_put_borrowed(&s->extra, raw, len)
+                                   : ut_strmap_put(&s->extra, canon, len);
+  if (x < 0 || (size_t)x < before) return x < 0 ? -1 : (long)s->extra_to[x];
+  uint32_t *t = ut_grow(s->extra_to, &s->cap_extra_to, (size_t)x + 1, sizeof *t);
+  if (!t) return -1;
+  s->extra_to = t;
+  long nm = ov_side_add(s, OV_EXTRA | (uint32_t)x);
+  if (nm >= 0) t[x] = (uint32_t)nm;
+  return nm;
+}
+
+/* What ov_side_extract's names read: the kernel map's name ids of the trace's strings (its
+ * view of the trace, SIZE_MAX: none), the canonical forms of the others once per string. */
+typedef struct ov_names_in {
+  size_t view;
+  an_hex_mask mask;
+  ut_u64map by_raw; /* a string the map did not name -> side name id + 1 */
+  char canon[8192];
+} ov_names_in;
+
+/* The side's name id of trace string `name`, -1 when out of memory. A string the kernel
+ * map canonicalised is its name by id (a load); the others, and a name as long as the
+ * canonical buffer (the side's text is then cut there, as the map's is not), by text. */
+static long ov_side_name_of(ov_side *s, ov_names_in *ni, tr_str name) {
+  const an_kernel_map *km = s->in->kmap;
+  uint32_t id =
+      ni->view != SIZE_MAX ? an_kernel_map_name_id(km, ni->view, s->t, name) : AN_KMAP_NO_NAME;
+  if (id != AN_KMAP_NO_NAME && s->map_to[id]) return (long)s->map_to[id] - 1;
+  if (id != AN_KMAP_NO_NAME && strlen(an_kernel_map_name(km, id)) < sizeof ni->canon)
+    return ov_side_add(s, id);
+  uint64_t nm1;
+  if (ut_u64map_get(&ni->by_raw, name, &nm1)) return (long)nm1 - 1;
+  const char *raw = tr_str_get(s->t, name);
+  an_canonical_name(raw, strlen(raw), ni->mask, ni->canon, sizeof ni->canon);
+  long nm = ov_side_put_text(s, ni->canon, strlen(ni->canon), raw);
+  return nm >= 0 && ut_u64map_put(&ni->by_raw, name, (uint64_t)nm + 1) ? nm : -1;
+}
+
 static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rules *r,
                             const an_overlap_options *opt) {
   s->t = in->view->trace;
@@ -80,8 +153,18 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   s->all = all;
   const te_matcher *hint = te_rules_matcher(r, "kernel_hint");
   bool *keep = calloc(n_all ? n_all : 1, sizeof *keep);
-  if (!keep) return false;
-  ut_u64map name_of_raw = {0}; /* raw name -> canonical name id + 1 */
+  ov_names_in *ni = malloc(sizeof *ni);
+  if (in->kmap) {
+    s->n_map_to = an_kernel_map_name_count(in->kmap);
+    s->map_to = calloc(s->n_map_to ? s->n_map_to : 1, sizeof *s->map_to);
+  }
+  if (!keep || !ni || (in->kmap && !s->map_to)) {
+    free(keep);
+    free(ni);
+    return false;
+  }
+  *ni = (ov_names_in){.view = an_kernel_map_view_of(in->kmap, s->t),
+                      .mask = an_hex_mask_from_rules(r)};
   /* Detector (docs/reference.md §2.5): the reader's kernel detector, and events it accepted only
    * for carrying a stream must also look like a kernel by name. */
   bool ok = false;
@@ -111,8 +194,6 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   if (!s->ev || !s->name || !s->stream) goto done;
   size_t n_tn = 0;
   const tr_thread_name *tn = tr_trace_thread_names(s->t, &n_tn);
-  char canon[8192];
-  an_hex_mask mask = an_hex_mask_from_rules(r);
   char buf[64];
   const char *last_stream = NULL;
   long last_st = -1;
@@ -121,18 +202,9 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     const tr_event *e = &all[i];
     size_t k = s->n;
     s->ev[k] = (uint32_t)i;
-    uint64_t nm1; /* canonicalised once per distinct raw name */
-    if (!ut_u64map_get(&name_of_raw, e->name, &nm1)) {
-      const char *raw = tr_str_get(s->t, e->name);
-      size_t len = strlen(raw);
-      an_canonical_name(raw, len, mask, canon, sizeof canon);
-      /* most names are their own canonical form: the trace's copy outlives the side */
-      long nm = strcmp(canon, raw) == 0 ? ut_strmap_put_borrowed(&s->names, raw, len)
-                                        : ut_strmap_put(&s->names, canon, strlen(canon));
-      if (nm < 0 || !ut_u64map_put(&name_of_raw, e->name, (uint64_t)nm + 1)) goto done;
-      nm1 = (uint64_t)nm + 1;
-    }
-    s->name[k] = (uint32_t)(nm1 - 1);
+    long nm = ov_side_name_of(s, ni, e->name);
+    if (nm < 0) goto done;
+    s->name[k] = (uint32_t)nm;
     /* Stream (docs/reference.md §6.1): args.stream, args.cuda_stream, the thread's name,
      * "tid=<tid>". */
     const tr_event_ctx *ec = tr_trace_ctx(s->t, e);
@@ -164,7 +236,8 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   ok = true;
 done:
   free(keep);
-  ut_u64map_free(&name_of_raw);
+  ut_u64map_free(&ni->by_raw);
+  free(ni);
   return ok;
 }
 
@@ -191,11 +264,10 @@ static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *c
      * The overlap classes derive from the kernel classifier's, which the kernel map
      * decided for the same canonical name: it is not classified a second time (with
      * 262,144 distinct names, that was a fifth of the run). */
-    const char *text = s->names.keys[name];
-    const an_kernel_map *km = s->in->kmap;
-    uint32_t id = km ? an_kernel_map_find_name(km, text, strlen(text)) : AN_KMAP_NO_NAME;
+    const char *text = ov_side_name(s, name);
+    uint32_t id = s->kid[name];
     int base = -1;
-    const char *label = id != AN_KMAP_NO_NAME && an_kernel_map_name_rule(km, id, &base)
+    const char *label = !(id & OV_EXTRA) && an_kernel_map_name_rule(s->in->kmap, id, &base)
                             ? te_rules_classify_once_given(r, "overlap", text, "kernel", base, NULL)
                             : te_rules_classify_once(r, "overlap", text, NULL);
     long idx = ov_cats_put(cats, r, label ? label : "other");
@@ -208,7 +280,7 @@ static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *c
 /* ---------------------------------------------------------------- stage bundles */
 
 static void ov_bundle_free(ov_bundle *b) {
-  size_t nn = b->side ? b->side->names.n : 0;
+  size_t nn = b->side ? b->side->n_names : 0;
   if (b->done)
     for (size_t i = 0; i < nn; i++) {
       free(b->scope[i]);
@@ -380,7 +452,7 @@ typedef struct ov_stage_ctx {
   double *before_us;
   double *steps_us; /* per canonical name: its kernels' time inside the counted steps */
   /* Review 5 defect 2: a collective's instances split by launch context. Row keys past the
-   * side's names are (name, context family) pairs of this stage: key names.n + j is
+   * side's names are (name, context family) pairs of this stage: key n_names + j is
    * split[j]. The side's names are not grown: its bundles' caches are sized by them. */
   struct ov_split {
     uint32_t base; /* the canonical name id */
@@ -399,18 +471,18 @@ typedef struct ov_stage_ctx {
 
 /* The canonical name id of row key id (a split key's name, else the id itself). */
 static uint32_t ov_key_base(const ov_stage_ctx *c, uint32_t id) {
-  size_t nn = c->formal->side->names.n;
+  size_t nn = c->formal->side->n_names;
   return id < nn ? id : c->split[id - nn].base;
 }
 
 /* The canonical kernel name of row key id (borrowed). */
 static const char *ov_key_name(const ov_stage_ctx *c, uint32_t id) {
-  return c->formal->side->names.keys[ov_key_base(c, id)];
+  return ov_side_name(c->formal->side, ov_key_base(c, id));
 }
 
 /* The split entry of row key id, NULL for a plain name. */
 static const struct ov_split *ov_key_split(const ov_stage_ctx *c, uint32_t id) {
-  size_t nn = c->formal->side->names.n;
+  size_t nn = c->formal->side->n_names;
   return id < nn ? NULL : &c->split[id - nn];
 }
 
@@ -1203,7 +1275,7 @@ static long ov_labelled_family(ov_stage_ctx *c, size_t i, char *hit, size_t cap)
  * memory. */
 static bool ov_split_key(ov_stage_ctx *c, uint32_t name, long family, bool whole, const char *hit,
                          uint32_t *key) {
-  size_t nn = c->formal->side->names.n, j = 0;
+  size_t nn = c->formal->side->n_names, j = 0;
   while (j < c->n_split && (c->split[j].base != name || c->split[j].family != family)) j++;
   if (j == c->n_split) {
     struct ov_split *g = realloc(c->split, (c->n_split + 1) * sizeof *g);
@@ -1236,7 +1308,7 @@ static bool ov_split_key(ov_stage_ctx *c, uint32_t name, long family, bool whole
 static bool ov_split_contexts(ov_stage_ctx *c) {
   const te_settings *set = te_rules_settings(c->r);
   if (!set->overlap_mechanism_actions || !set->overlap_dependency_context_labels.n) return true;
-  size_t nn = c->formal->side->names.n, per = (size_t)set->overlap_sample_per_kernel;
+  size_t nn = c->formal->side->n_names, per = (size_t)set->overlap_sample_per_kernel;
   uint32_t *count = calloc(nn ? nn : 1, sizeof *count);
   if (!count) return false;
   for (size_t i = 0; i < c->n; i++)
@@ -1271,7 +1343,7 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
   ov_bundle *fb = c->formal;
   ov_side *s = fb->side;
   c->ks = malloc((c->n ? c->n : 1) * sizeof *c->ks);
-  c->cap_key_cat = s->names.n ? s->names.n : 1;
+  c->cap_key_cat = s->n_names ? s->n_names : 1;
   c->key_cat = calloc(c->cap_key_cat, sizeof *c->key_cat);
   if (!c->ks || !c->key_cat) return false;
   for (size_t i = 0; i < c->n; i++) {
@@ -1283,7 +1355,7 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
                            s->name[k], s->stream[k]};
     c->key_cat[s->name[k]] = (uint32_t)cat;
   }
-  c->n_keys = s->names.n;
+  c->n_keys = s->n_names;
   return ov_split_contexts(c);
 }
 
@@ -1470,13 +1542,13 @@ static double ov_compute_us(const ov_cats *cats, const ov_sweep *sw) {
   return us;
 }
 
-/* A kernel's category: the kernel map's class of the name (decided once for the run),
- * else the classifier's. */
-static const char *ov_kernel_category(const ov_stage_ctx *c, const char *name) {
-  const an_kernel_map *km = c->formal->side->in->kmap;
-  uint32_t id = km ? an_kernel_map_find_name(km, name, strlen(name)) : AN_KMAP_NO_NAME;
-  const char *cat = id != AN_KMAP_NO_NAME ? an_kernel_map_name_category(km, id, NULL) : NULL;
-  return cat ? cat : te_rules_classify(c->r, "kernel", name, NULL);
+/* The kernel category of row key `key`: the kernel map's class of its name (decided once for
+ * the run), else the classifier's. */
+static const char *ov_kernel_category(const ov_stage_ctx *c, uint32_t key) {
+  const ov_side *s = c->formal->side;
+  uint32_t id = s->kid[ov_key_base(c, key)];
+  const char *cat = id & OV_EXTRA ? NULL : an_kernel_map_name_category(s->in->kmap, id, NULL);
+  return cat ? cat : te_rules_classify(c->r, "kernel", ov_key_name(c, key), NULL);
 }
 
 /* The exclusive share of each kernel the summary may count in an eager chain (by its
@@ -1489,8 +1561,7 @@ static bool ov_alone_times(const ov_stage_ctx *c, const ov_sweep *sw, an_overlap
   bool *in_chain = malloc(sw->n_aggs ? sw->n_aggs : 1);
   if (!in_chain) return false;
   for (size_t i = 0; i < sw->n_aggs; i++) {
-    const char *name = ov_key_name(c, sw->aggs[i].name);
-    n += in_chain[i] = te_string_list_has(chain, ov_kernel_category(c, name));
+    n += in_chain[i] = te_string_list_has(chain, ov_kernel_category(c, sw->aggs[i].name));
   }
   st->alone = calloc(n ? n : 1, sizeof *st->alone);
   bool ok = st->alone != NULL;

@@ -182,10 +182,23 @@ typedef struct ov_side {
   const an_overlap_trace *in;
   const tr_event *all; /* the trace's kernel events (ov_side_stage) */
   uint32_t *ev;        /* kept kernels, file order: positions in all (ov_side_event) */
-  uint32_t *name;      /* canonical-name id per kept kernel (names below) */
+  uint32_t *name;      /* canonical-name id per kept kernel (ov_side_name) */
   uint32_t *stream;    /* stream id per kept kernel (streams below) */
   size_t n;
-  ut_strmap names, streams;
+  /* The side's canonical names, ids dense in first-seen order (n_names). Each one the side's
+   * kernel map holds is known by the map's id (kid[id]; map_to[map id]: id + 1, 0 = not the
+   * side's), its text the map's: at 262,145 distinct names a map of the side's own (keys,
+   * hashes, slots: ~10 MB) sat through the overlap sweep, the run's peak, and each name was
+   * canonicalised and hashed again. The rest (kernels the map's stages did not hold, names
+   * cut at the side's canonical buffer) are in `extra`; their kid is OV_EXTRA | index there. */
+  uint32_t *kid;
+  size_t n_names, cap_names;
+  uint32_t *map_to;
+  size_t n_map_to;
+  ut_strmap extra;
+  uint32_t *extra_to; /* per `extra` index: the side's name id */
+  size_t cap_extra_to;
+  ut_strmap streams;
   uint32_t *cat; /* overlap category + 1 per name id, 0 = not yet classified */
   size_t cat_cap;
   ov_source *source; /* built on first use as a mapping trace */
@@ -205,6 +218,16 @@ typedef struct ov_bundle {
   an_scope_source *how;
   bool *done;
 } ov_bundle;
+
+/* A side name's kid: an index into the side's `extra` names, not a kernel-map id. */
+#define OV_EXTRA 0x80000000u
+
+/* The canonical text of the side's name id nm (borrowed: the kernel map's, the trace's or
+ * the side's copy). */
+const char *ov_side_name(const ov_side *s, uint32_t nm);
+/* The side's id of canonical name `name` (len bytes), or -1 when none of its kernels has
+ * it. */
+long ov_side_find_name(const ov_side *s, const char *name, size_t len);
 
 /* The trace event of the side's kept kernel k. */
 static inline const tr_event *ov_side_event(const ov_side *s, size_t k) {

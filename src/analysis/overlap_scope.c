@@ -402,7 +402,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
 
 static bool ov_bundle_index_names(ov_bundle *b) {
   if (b->by_name_off) return true;
-  size_t nn = b->side->names.n;
+  size_t nn = b->side->n_names;
   b->by_name_off = calloc(nn + 1, sizeof *b->by_name_off);
   b->by_name = malloc((b->n ? b->n : 1) * sizeof *b->by_name);
   b->scope = calloc(nn ? nn : 1, sizeof *b->scope);
@@ -552,7 +552,8 @@ static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_count
       /* A CPU op without Python frames still names the launch op (docs/reference.md §6.6 "same
        * best launch op"). */
       if (op[0]) ut_counter_add(ops, op, 1);
-      if (map->side->in->kmap && ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, scopes))
+      if (map->side->in->kmap &&
+          ov_kmap_fallback_votes(map, ov_side_name(map->side, (uint32_t)nm), r, scopes))
         *kmap_voted = true;
       continue;
     }
@@ -605,11 +606,11 @@ ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rul
   if (map) {
     if (!map->side->source)
       map->side->source = ov_source_create(map->side->t, map->side->in->view->ids, r);
-    long nm = ut_strmap_find(&map->side->names, kernel, strlen(kernel));
+    long nm = ov_side_find_name(map->side, kernel, strlen(kernel));
     /* docs/reference.md §4.3 relaxed lookup among mapping kernels */
     if (nm < 0 && map->side->in->kmap) {
       const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
-      if (en && en->name) nm = ut_strmap_find(&map->side->names, en->name, strlen(en->name));
+      if (en && en->name) nm = ov_side_find_name(map->side, en->name, strlen(en->name));
     }
     if (nm >= 0 && map->side->source && ov_bundle_index_names(map)) {
       if (!map->done[nm]) {

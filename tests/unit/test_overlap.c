@@ -230,6 +230,52 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   te_rules_destroy(r);
 }
 
+/* The overlap's names are the kernel map's where it has them (by id) and its own where it
+ * does not: a name longer than the overlap's canonical buffer is cut there (8191 bytes), so
+ * two such names alike that far are one row of three kernels, classified by its text; a
+ * name the map holds is its row, its kernel category the map's. */
+Test(overlap_names, long_names_cut_and_map_names_by_id) {
+  te_rules *r = load_rules();
+  size_t long_len = 9000, cap = 3 * long_len + 4096, at = 0;
+  char *json = malloc(cap), *a = malloc(long_len + 1), *b = malloc(long_len + 1);
+  cr_assert(json && a && b);
+  memset(a, 'a', long_len);
+  a[long_len] = '\0';
+  memcpy(a, "triton_poi_fused_add_", 21);
+  memcpy(b, a, long_len + 1);
+  b[long_len - 1] = 'b'; /* the two differ past the cut */
+  const char *gemm = "void gemm_kernel<float>(float*)", *mul = "triton_poi_fused_mul_1";
+  const char *names[] = {a, a, b, mul, gemm, gemm, gemm};
+  const int stream[] = {7, 7, 7, 7, 8, 8, 8}, ts[] = {0, 50, 100, 150, 20, 70, 160};
+  at += (size_t)snprintf(json + at, cap - at, "{\"traceEvents\":[");
+  for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+    at +=
+        (size_t)snprintf(json + at, cap - at,
+                         "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
+                         "\"ts\":%d,\"dur\":40,\"args\":{\"stream\":%d}}",
+                         i ? "," : "", names[i], stream[i], ts[i], stream[i]);
+  at += (size_t)snprintf(json + at, cap - at, "]}");
+  cr_assert_lt(at, cap);
+  run x;
+  run_single(&x, "long.json", json, at, r);
+  const an_overlap_row *cut = find_row(x.rep, "triton_poi_fused_add_aaa");
+  cr_assert_not_null(cut);
+  cr_assert_eq(strlen(cut->kernel), 8191, "cut at the overlap's buffer");
+  cr_assert_eq(cut->count, 3, "both long names, alike up to the cut, in one row");
+  cr_assert_str_eq(cut->kernel_category, te_rules_classify(r, "kernel", cut->kernel, NULL));
+  const an_overlap_row *own = find_row(x.rep, mul);
+  cr_assert_not_null(own);
+  cr_assert_eq(own->count, 1);
+  const an_kmap_entry *e = kmap_entry(x.rep, "all", mul);
+  cr_assert_not_null(e);
+  cr_assert_str_eq(own->kernel_category, e->category);
+  run_free(&x);
+  free(json);
+  free(a);
+  free(b);
+  te_rules_destroy(r);
+}
+
 /* Past AN_MAX_ACTIVE_KERNELS kernels at once the sweep stops with the limit (its work per
  * kernel grows with that count) and leaves nothing behind; at the limit it measures, also
  * when the kernels share one stream. */
