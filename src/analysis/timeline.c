@@ -380,6 +380,12 @@ static const tr_event *kernel_launch(const tl_trace *c, const tl_kernel *k) {
   return an_steps_launch(s, k->pos);
 }
 
+/* The length of [x0, x1) inside [a, b), 0 when they do not meet. */
+static int64_t overlap_ns(int64_t x0, int64_t x1, int64_t a, int64_t b) {
+  int64_t lo = x0 > a ? x0 : a, hi = x1 < b ? x1 : b;
+  return hi > lo ? hi - lo : 0;
+}
+
 /* ---------------------------------------------------------------- one window */
 
 /* A stream seen in a window: its latest kernel end (same-stream overlap). */
@@ -695,11 +701,8 @@ static bool replay_holes(an_timeline *tl, tl_trace *c, an_time_account *a, const
   for (size_t i = 0; i < nh; i++) {
     while (j < ng && g[j].g1 <= h[i].start) j++;
     int64_t idle = 0;
-    for (size_t x = j; x < ng && g[x].g0 < h[i].end; x++) {
-      int64_t lo = g[x].g0 > h[i].start ? g[x].g0 : h[i].start;
-      int64_t hi = g[x].g1 < h[i].end ? g[x].g1 : h[i].end;
-      if (hi > lo) idle += hi - lo;
-    }
+    for (size_t x = j; x < ng && g[x].g0 < h[i].end; x++)
+      idle += overlap_ns(g[x].g0, g[x].g1, h[i].start, h[i].end);
     a->graph_hole_busy_ns += h[i].end - h[i].start - idle;
     if (!idle) continue; /* filled by another stream: a hand-off, no lost node */
     a->graph_hole_ns += idle;
@@ -1074,8 +1077,7 @@ static int64_t idle_within(const an_timeline *tl, const tl_trace *c, size_t w, i
     int64_t lag = g->launch ? -1 : stream_lag(c, tl->win[w].stage, g->stream);
     if (lag >= 0) lts = g->g1 - lag;
     if (lts < end) end = lts > g->g0 ? lts : g->g0;
-    int64_t x = g->g0 > a ? g->g0 : a, y = end < b ? end : b;
-    if (y > x) idle += y - x;
+    idle += overlap_ns(g->g0, end, a, b);
   }
   return idle;
 }
@@ -1099,8 +1101,7 @@ static int64_t readback_streams(an_timeline *tl, const tl_trace *c, const tl_rea
       if (e >= r->ts && e <= copy && e > last) last = e, at = i;
       continue;
     }
-    int64_t x = s > r->ts ? s : r->ts, y = e < r->end ? e : r->end;
-    if (y > x) busy += y - x;
+    busy += overlap_ns(s, e, r->ts, r->end);
   }
   if (!b) return busy;
   b->waited_on =
