@@ -713,13 +713,21 @@ static bool replay_holes(an_timeline *tl, tl_trace *c, an_time_account *a, const
   return true;
 }
 
-/* One kernel's launch lag (its start less its launch call's start), keyed by its stage
- * slot and stream (launch_leads): 16 bytes, one a window kernel with a launch record. */
-typedef struct tl_lag {
+/* One stage slot and stream's launch lags (a kernel's start less its launch call's start)
+ * over its window kernels with a launch record (launch_leads). */
+typedef struct tl_lag_group {
   uint32_t stage;
   tr_str stream;
-  int64_t lag_ns;
-} tl_lag;
+  i64_vec lags;
+} tl_lag_group;
+
+/* The account pass's lag groups, found by key (stage slot << 32 | stream); last: the group
+ * of the previous lag (a window's kernels run on few streams). */
+typedef struct tl_lags {
+  tl_lag_group *g;
+  size_t n, cap, last;
+  ut_u64map of;
+} tl_lags;
 
 /* What a pass over a trace's windows (each_window) carries from one window to the next. */
 typedef struct window_pass {
@@ -728,21 +736,38 @@ typedef struct window_pass {
   /* collective_idle: window w's collectives are tl->coll[ix[off[w]..off[w + 1])] */
   const size_t *off;
   const uint32_t *ix;
-  /* the account's pass: its kernels' launch lags so far (room for every kernel event) */
-  tl_lag *lags;
-  size_t n_lags;
+  tl_lags *lags; /* the account's pass: its kernels' launch lags so far; else NULL */
 } window_pass;
 
-/* Window w's kernels k[0..n) with a launch record: their launch lags into p->lags, taken
- * in the account's pass rather than in a second pass over the trace's kernels. */
-static void gather_lags(const tl_trace *c, const tl_window *win, const tl_kernel *k, size_t n,
-                        window_pass *p) {
-  for (size_t i = 0; p->lags && i < n; i++) {
-    const tr_event *L = an_steps_launch(c->in->steps, k[i].pos);
-    if (L)
-      p->lags[p->n_lags++] =
-          (tl_lag){(uint32_t)win->stage, k[i].stream, k[i].start - tl_ns(tr_event_ts(c->t, L))};
+/* The lag group of stage slot `stage` and stream `stream`, added when new (NULL: out of
+ * memory). */
+static tl_lag_group *lag_group_of(tl_lags *x, uint32_t stage, tr_str stream) {
+  if (x->n && x->g[x->last].stage == stage && x->g[x->last].stream == stream) return &x->g[x->last];
+  uint64_t key = (uint64_t)stage << 32 | stream, v;
+  if (!ut_u64map_get(&x->of, key, &v)) {
+    tl_lag_group *g = ut_grow(x->g, &x->cap, x->n + 1, sizeof *g);
+    if (!g) return NULL;
+    x->g = g;
+    x->g[x->n] = (tl_lag_group){stage, stream, {NULL, 0, 0}};
+    if (!ut_u64map_put(&x->of, key, x->n)) return NULL;
+    v = x->n++;
   }
+  x->last = (size_t)v;
+  return &x->g[v];
+}
+
+/* Window w's kernels k[0..n) with a launch record: their launch lags into their groups of
+ * x, taken in the account's pass rather than in a second pass over the trace's kernels.
+ * False when out of memory. */
+static bool gather_lags(const tl_trace *c, const tl_window *win, const tl_kernel *k, size_t n,
+                        tl_lags *x) {
+  for (size_t i = 0; x && i < n; i++) {
+    const tr_event *L = an_steps_launch(c->in->steps, k[i].pos);
+    if (!L) continue;
+    tl_lag_group *g = lag_group_of(x, (uint32_t)win->stage, k[i].stream);
+    if (!g || !i64_push(&g->lags, k[i].start - tl_ns(tr_event_ts(c->t, L)))) return false;
+  }
+  return true;
 }
 
 /* Accounts one window's kernels (sorted in place; k has room for one more: the previous
@@ -752,7 +777,7 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   tl_window *win = &tl->win[w];
   tl_tail *tail = &p->tail;
   lanes *l = &p->l;
-  gather_lags(c, win, k, n, p);
+  if (!gather_lags(c, win, k, n, p->lags)) return false;
   pass_tails(c, win, k, &n, tail);
   if (tail->to) {
     tl->stages[win->stage].n_cut++;
@@ -873,17 +898,17 @@ static bool each_window(an_timeline *tl, tl_trace *c, bool count, window_fn *fn,
   return ok;
 }
 
-static bool launch_leads(an_timeline *tl, tl_trace *c, tl_lag *v, size_t n);
+static bool launch_leads(an_timeline *tl, tl_trace *c, tl_lags *x);
 
 /* The account's pass over the trace's windows, and the launch leads of the lags it took. */
 static bool account_kernels(an_timeline *tl, tl_trace *c) {
-  const an_steps *st = c->in->steps;
-  window_pass p = {{NULL, 0, 0}, {0}, NULL, NULL, NULL, 0};
-  if (st->launch_at && st->n_kernel_events) /* else no kernel has a launch record */
-    if (!(p.lags = malloc(st->n_kernel_events * sizeof *p.lags))) return false;
-  bool ok = each_window(tl, c, true, account_window, &p) && launch_leads(tl, c, p.lags, p.n_lags);
+  tl_lags lags = {0};
+  window_pass p = {{NULL, 0, 0}, {0}, NULL, NULL, &lags};
+  bool ok = each_window(tl, c, true, account_window, &p) && launch_leads(tl, c, &lags);
   free(p.l.v);
-  free(p.lags);
+  for (size_t i = 0; i < lags.n; i++) free(lags.g[i].lags.v);
+  free(lags.g);
+  ut_u64map_free(&lags.of);
   return ok;
 }
 
@@ -990,17 +1015,16 @@ typedef struct tl_stream_lag {
   int64_t median_ns;
 } tl_stream_lag;
 
-static int lag_order(const void *a, const void *b, void *ctx) {
+static int lag_group_order(const void *a, const void *b, void *ctx) {
   (void)ctx;
-  const tl_lag *x = a, *y = b;
+  const tl_lag_group *x = a, *y = b;
   if (x->stage != y->stage) return x->stage < y->stage ? -1 : 1;
-  if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-  return (x->lag_ns > y->lag_ns) - (x->lag_ns < y->lag_ns);
+  return (x->stream > y->stream) - (x->stream < y->stream);
 }
 
 /* The median launch lag of stream `stream` in stage slot `stage` (launch_leads), or -1
  * when none of its kernels there has a launch record: searched, c->lags coming by stage
- * then stream (launch_leads groups the sorted lags). */
+ * then stream (launch_leads sorts the groups). */
 static int64_t stream_lag(const tl_trace *c, size_t stage, tr_str stream) {
   const tl_stream_lag *l = c->lags;
   size_t i;
@@ -1009,46 +1033,38 @@ static int64_t stream_lag(const tl_trace *c, size_t stage, tr_str stream) {
   return i < c->n_lags && l[i].stage == stage && l[i].stream == stream ? l[i].median_ns : -1;
 }
 
-/* Of the sorted lags v[a..b) of one stage and stream: kept as the stream's median
- * (c->lags), and as the stage's launch lead (an_launch_lead) when it has the most kernels
- * of the stage so far (best; a collective stream's few long kernels say little of how far
- * the host runs ahead); the first trace of a stage sets its lead. */
-static void lag_group(an_timeline *tl, tl_trace *c, const tl_lag *v, size_t a, size_t b,
-                      size_t *best) {
-  size_t n = b - a;
+/* Of one stage and stream's lags g (reordered): their median kept as the stream's
+ * (c->lags), and as the stage's launch lead (an_launch_lead) with their 90th percentile
+ * when it has the most kernels of the stage so far (best; a collective stream's few long
+ * kernels say little of how far the host runs ahead); the first trace of a stage sets its
+ * lead. Two selections, not a sort of every lag. */
+static void lag_group(an_timeline *tl, tl_trace *c, tl_lag_group *g, size_t *best) {
+  size_t n = g->lags.n;
   if (n < (size_t)tl->set->timeline_launch_lead_min_kernels) return;
-  int64_t med = v[a + (n - 1) / 2].lag_ns;
-  c->lags[c->n_lags++] = (tl_stream_lag){v[a].stage, v[a].stream, med};
-  an_launch_lead *l = &tl->stages[v[a].stage].launch_lead;
-  if (n <= best[v[a].stage] || (l->n && !best[v[a].stage])) return; /* an earlier trace's */
-  best[v[a].stage] = n;
+  int64_t med = ut_select_i64(g->lags.v, n, (n - 1) / 2);
+  c->lags[c->n_lags++] = (tl_stream_lag){g->stage, g->stream, med};
+  an_launch_lead *l = &tl->stages[g->stage].launch_lead;
+  if (n <= best[g->stage] || (l->n && !best[g->stage])) return; /* an earlier trace's */
+  best[g->stage] = n;
   *l = (an_launch_lead){
-      .stream = an_strtab_cstr(tl->strings, tr_str_get(c->t, v[a].stream)),
+      .stream = an_strtab_cstr(tl->strings, tr_str_get(c->t, g->stream)),
       .n = n,
       .median_ns = med,
-      .p90_ns = v[a + (n - 1) * 9 / 10].lag_ns,
+      .p90_ns = ut_select_i64(g->lags.v, n, (n - 1) * 9 / 10),
       .ahead = med >= tl_ns(tl->set->timeline_launch_gap_max_us),
   };
 }
 
-/* Each stage's streams' launch lags v[0..n) over the counted steps' kernels with a launch
- * record (gather_lags; sorted here): their medians (c->lags: what a kernel without a record
- * likely waited, idle_within) and the busiest stream's as the stage's launch lead. False
- * when out of memory. */
-static bool launch_leads(an_timeline *tl, tl_trace *c, tl_lag *v, size_t n) {
+/* Each stage's streams' launch lags over the counted steps' kernels with a launch record
+ * (x, gather_lags), their groups sorted by stage then stream: their medians (c->lags: what a
+ * kernel without a record likely waited, idle_within) and the busiest stream's as the
+ * stage's launch lead. False when out of memory. */
+static bool launch_leads(an_timeline *tl, tl_trace *c, tl_lags *x) {
   size_t *best = calloc(tl->n_st + 1, sizeof *best);
-  if (!best) return false;
-  if (n) ut_sort(v, n, sizeof *v, lag_order, NULL);
-  size_t groups = 0;
-  for (size_t i = 0; i < n; i++)
-    groups += !i || v[i].stage != v[i - 1].stage || v[i].stream != v[i - 1].stream;
-  c->lags = malloc((groups ? groups : 1) * sizeof *c->lags);
-  bool ok = c->lags != NULL;
-  for (size_t a = 0, b; ok && a < n; a = b) {
-    for (b = a + 1; b < n && v[b].stage == v[a].stage && v[b].stream == v[a].stream; b++) {
-    }
-    lag_group(tl, c, v, a, b, best);
-  }
+  c->lags = malloc((x->n ? x->n : 1) * sizeof *c->lags);
+  bool ok = best && c->lags;
+  if (ok && x->n > 1) ut_sort(x->g, x->n, sizeof *x->g, lag_group_order, NULL);
+  for (size_t i = 0; ok && i < x->n; i++) lag_group(tl, c, &x->g[i], best);
   free(best);
   return ok;
 }
@@ -2022,7 +2038,7 @@ static bool collective_idle(an_timeline *tl, const an_timeline_input *in) {
   for (size_t j = 0; ok && j < tl->n_coll; j++) ix[off[tl->coll[j].window]++] = (uint32_t)j;
   for (size_t w = tl->n_win; ok && w > 0; w--) off[w] = off[w - 1]; /* back to starts */
   if (ok) off[0] = 0;
-  window_pass p = {{NULL, 0, 0}, {0}, off, ix, NULL, 0};
+  window_pass p = {{NULL, 0, 0}, {0}, off, ix, NULL};
   for (size_t t = 0; ok && t < tl->n_traces; t++) {
     const tl_trace_windows *m = &tl->maps[t];
     size_t w_end = t + 1 < tl->n_traces ? tl->maps[t + 1].first_window : tl->n_win;
