@@ -1590,8 +1590,10 @@ typedef enum an_action {
   AN_ACTION_FOLD_GEMM = 18,       /* a kernel whose lever folds it into the GEMM before it, a
                                      GEMM of another library (roofline.levers_folding): its
                                      whole time, less any slowdown of that GEMM */
-  AN_ACTION_RAISE_BATCH = 19      /* a decode step at a small batch whose weight GEMMs are all
+  AN_ACTION_RAISE_BATCH = 19,     /* a decode step at a small batch whose weight GEMMs are all
                                      memory-bound: a larger running batch (if latency allows) */
+  AN_ACTION_FP32_MATMUL = 20      /* FP32 matmul work on a device with tensor-core formats:
+                                     TF32 for GEMMs on the CUDA cores, or autocast */
 } an_action;
 
 /* Which part of a time-account row an item's figures take: an idle cause's gaps of at
@@ -1632,9 +1634,12 @@ typedef enum an_bound_basis {
   AN_BASIS_BLOCKED = 11,   /* the host's time in a blocking read back (basis): the GPU idle
                               inside it with nothing on any stream (bound), what issuing the
                               next work instead of waiting could win (an_host_block) */
-  AN_BASIS_BATCH = 12      /* a decode step's memory-bound weight GEMMs (review 18 defect
+  AN_BASIS_BATCH = 12,     /* a decode step's memory-bound weight GEMMs (review 18 defect
                               9): their time is about flat in the batch up to the compute
                               roof, so a larger batch shares it among more tokens */
+  AN_BASIS_FP32 = 13       /* FP32 matmul kernels (review 20 defects 3 and 6): their time at
+                              their present efficiency at a tensor-core format's peak, down
+                              to their memory and latency floors */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
@@ -1667,6 +1672,24 @@ typedef enum an_wait_shape {
   AN_SHAPE_JUMP = 2,  /* one level before a step, another from it on */
   AN_SHAPE_SPREAD = 3 /* steps apart by much, in no order */
 } an_wait_shape;
+
+/* An FP32 matmul item's figures (AN_ACTION_FP32_MATMUL; review 20 defects 3 and 6): the
+ * GEMMs that run FP32 on the CUDA cores (matcher fp32_simt_matmul; simt_us per step over
+ * simt_n rows) and the TF32 tensor-core matmuls (matcher tf32_matmul), their share of the
+ * stage's matmul time (summary.fp32_categories), the device's peaks (TFLOP/s), what TF32
+ * wins on the SIMT rows (0: no TF32 peak) and what autocast to amp_dtype wins on all of them
+ * (0: not offered, their share under summary.fp32_min_matmul_pct), and how many rows the
+ * roofline has no bytes for (no memory floor known: their latency floor alone binds). The
+ * lever that wins more leads the item (tf32_leads: TF32's); each lever's text (summary.
+ * fp32_levers), NULL when the packs state none. */
+typedef struct an_fp32_lever {
+  double simt_us, tf32_us, matmul_pct;
+  size_t simt_n, tf32_n, no_bytes;
+  double fp32_peak, tf32_peak, amp_peak;
+  double tf32_win_us, amp_win_us;
+  bool tf32_leads;
+  const char *amp_dtype, *amp_lever, *tf32_lever;
+} an_fp32_lever;
 
 /* One line of "What to try first": an action with a bound per step, the basis of the
  * bound and the evidence rows. Ranked by score = summary.weights[action] * bound. */
@@ -1868,6 +1891,8 @@ typedef struct an_summary_item {
    * each group's time per step above its own part of it. floor_us 0: no device. */
   double floor_gemm_bytes, floor_attn_bytes, floor_hbm_tbs, floor_us;
   double floor_gemm_above_us, floor_attn_above_us;
+  /* FP32 matmul items (AN_ACTION_FP32_MATMUL; review 20 defects 3 and 6) */
+  an_fp32_lever fp32;
   /* Fusion items: their row's since (an_fuse_row.since_*; review 18 defect 10), the
    * release the path's switch needs, and that switch (review 19 defect 12: a path a release
    * has is an upgrade and a setting, not a port); NULL: not stated. since_cap_tokens: the
@@ -2028,6 +2053,12 @@ typedef struct an_bottleneck {
    * per step and the part with nothing else on the GPU; lever_id NULL: none */
   const char *lever_id, *lever;
   double lever_us, lever_alone_us;
+  /* the FP32 matmul item left out (review 20 defect 6: hta_ddp's FP32/TF32 CNN behind its
+   * host-bound step): the banner names it as what follows the host fix, with its bound and
+   * lever (fp32_us 0: none) */
+  an_fp32_lever fp32;
+  double fp32_us;
+  const char *fp32_lever;
 } an_bottleneck;
 
 /* Time of one kernel category in one stage (the per-stage time line). */

@@ -84,7 +84,8 @@ typedef struct sm_ctx {
   /* the packs' matchers the items ask per row or per item, found once (NULL: none):
    * queued_peer_stage, precision_dequant_kernel */
   const te_matcher *peer_stage, *dequant_kernel;
-  const te_matcher *graph_launch; /* lever_graph_launch: a queued graph's launch call */
+  const te_matcher *graph_launch;            /* lever_graph_launch: a queued graph's launch call */
+  const te_matcher *fp32_simt, *tf32_matmul; /* fp32_simt_matmul, tf32_matmul */
 } sm_ctx;
 
 /* Resolves the packs' levers into c (its rules, settings and report set): false when out
@@ -124,6 +125,15 @@ void sm_precision_item(sm_ctx *c);
 /* The batch lever of a decode stage whose weight GEMMs are all memory-bound (review 18
  * defect 9; summary.batch_*). */
 void sm_batch_item(sm_ctx *c);
+/* The FP32 matmul lever of a stage: TF32 for GEMMs on the CUDA cores, autocast for a stage
+ * whose matmuls run in FP32 or TF32 (review 20 defects 3 and 6; summary_fp32.c). */
+void sm_fp32_item(sm_ctx *c);
+/* Whether kernel row r is a GEMM on the CUDA cores that a tensor-core format of the run's
+ * device speeds up: its lever is the FP32 item's, never a tuning pass. */
+bool sm_fp32_simt(const sm_ctx *c, const an_kernel_row *r);
+/* The run's device's dense peak of format p (TFLOP/s), 0 when its pack states none or no
+ * device. */
+double sm_device_peak(const sm_ctx *c, te_peak p);
 void sm_investigate_items(sm_ctx *c);
 
 /* Pools the ranked items v[0..n) of one stage and one root cause, each small

@@ -1297,6 +1297,8 @@ bool sm_levers_resolve(sm_ctx *c) {
   c->queued_peers = role_text(c, "queued_peers");
   c->queued_graph = role_text(c, "queued_graph");
   c->graph_launch = lever_matcher(c, "graph_launch", "");
+  c->fp32_simt = te_rules_matcher(c->rules, "fp32_simt_matmul");
+  c->tf32_matmul = te_rules_matcher(c->rules, "tf32_matmul");
   return true;
 }
 

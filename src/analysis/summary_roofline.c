@@ -66,9 +66,7 @@ static const te_matcher *done_matcher(const sm_ctx *c) {
   return te_rules_matcher(c->rules, "precision_done_kernel");
 }
 
-/* The run's device's dense peak of format p (TFLOP/s), 0 when its pack states none or no
- * device. */
-static double device_peak(const sm_ctx *c, te_peak p) {
+double sm_device_peak(const sm_ctx *c, te_peak p) {
   const char *id = c->rep->roofline_device.id;
   for (size_t i = 0; id && i < te_rules_device_count(c->rules); i++) {
     const te_device *d = te_rules_device_at(c->rules, i);
@@ -83,7 +81,7 @@ static double device_peak(const sm_ctx *c, te_peak p) {
 static bool dequantised(const sm_ctx *c, const an_kernel_row *r, const an_roofline *f) {
   const te_matcher *m = c->dequant_kernel;
   return f && f->limiter == AN_LIMIT_COMPUTE && m &&
-         te_matcher_match(m, r->name, strlen(r->name)) && device_peak(c, TE_PEAK_FP4) <= 0;
+         te_matcher_match(m, r->name, strlen(r->name)) && sm_device_peak(c, TE_PEAK_FP4) <= 0;
 }
 
 /* Whether row r (record f) is one the precision item covers: a serving run, a family and a
@@ -260,8 +258,9 @@ static size_t fold_target(const sm_ctx *c, const an_roofline *f, const te_string
 static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   const an_roofline *f = an_row_roofline(c->g.st, r);
   rl_cand v = {0};
+  /* a GEMM on the CUDA cores: a precision flag, not tuning (review 20 defect 3) */
   if (!r->shown || !f || f->of_attainable_pct <= 0 || f->achieved_pct <= 0 || r->total_us <= 0 ||
-      sm_is_collective(c, r->name))
+      sm_is_collective(c, r->name) || sm_fp32_simt(c, r))
     return v;
   v.f = f;
   v.frac = f->of_attainable_pct / 100.0;
@@ -557,7 +556,7 @@ void sm_roofline_items(sm_ctx *c) {
 /* ---------------------------------------------------------------- precision */
 
 /* The device's FP8 dense peak (TFLOP/s), 0 when the pack states none or no device. */
-static double fp8_peak(const sm_ctx *c) { return device_peak(c, TE_PEAK_FP8); }
+static double fp8_peak(const sm_ctx *c) { return sm_device_peak(c, TE_PEAK_FP8); }
 
 /* The record of kernel row r when it is a member of the precision item, else NULL: a
  * shown precision row that can win (a memory-bound one moves half the bytes; a

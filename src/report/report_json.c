@@ -591,6 +591,29 @@ static bool item_step_floor_json(cJSON *o, const an_summary_item *it) {
                                  an_round3(it->floor_attn_above_us));
 }
 
+/* "fp32": an FP32 matmul item's figures (review 20 defects 3 and 6): the GEMMs on the CUDA
+ * cores and the TF32 matmuls (count, us per step), their share of the stage's matmul time,
+ * the peaks, what TF32 and autocast win per step, the lever that leads, the rows with no
+ * shapes; null for other items. */
+static bool item_fp32_json(cJSON *o, const an_summary_item *it) {
+  const an_fp32_lever *l = &it->fp32;
+  if (it->action != AN_ACTION_FP32_MATMUL) return cJSON_AddNullToObject(o, "fp32") != NULL;
+  cJSON *x = cJSON_AddObjectToObject(o, "fp32");
+  return x && cJSON_AddNumberToObject(x, "simt_kernels", (double)l->simt_n) &&
+         cJSON_AddNumberToObject(x, "simt_us_per_step", an_round3(l->simt_us)) &&
+         cJSON_AddNumberToObject(x, "tf32_kernels", (double)l->tf32_n) &&
+         cJSON_AddNumberToObject(x, "tf32_us_per_step", an_round3(l->tf32_us)) &&
+         cJSON_AddNumberToObject(x, "matmul_pct", an_round3(l->matmul_pct)) &&
+         cJSON_AddNumberToObject(x, "fp32_tflops", l->fp32_peak) &&
+         cJSON_AddNumberToObject(x, "tf32_tflops", l->tf32_peak) &&
+         cJSON_AddNumberToObject(x, "amp_tflops", l->amp_peak) &&
+         add_str_or_null(x, "amp_dtype", l->amp_dtype) &&
+         cJSON_AddNumberToObject(x, "tf32_win_us_per_step", an_round3(l->tf32_win_us)) &&
+         cJSON_AddNumberToObject(x, "amp_win_us_per_step", an_round3(l->amp_win_us)) &&
+         cJSON_AddStringToObject(x, "leads", l->tf32_leads ? "tf32" : "amp") &&
+         cJSON_AddNumberToObject(x, "no_shapes", (double)l->no_bytes);
+}
+
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -617,7 +640,7 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          /* since review 15 items of one change are one pooled item (same_change) */
          cJSON_AddNullToObject(o, "same_lever_as") &&
          add_str_or_null(o, "same_change", it->same_change) && item_not_additive_json(o, it) &&
-         item_fold_json(o, it) && item_step_floor_json(o, it);
+         item_fold_json(o, it) && item_step_floor_json(o, it) && item_fp32_json(o, it);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

@@ -847,6 +847,8 @@ const char *rp_action(an_action a) {
     case AN_ACTION_RAISE_BATCH:
       return "Raise the decode batch (more running requests a step, and the captured batch "
              "sizes to match), if latency allows";
+    case AN_ACTION_FP32_MATMUL:
+      return "Run the FP32 matmuls in a tensor-core format (TF32, or autocast to 16 bits)";
     case AN_ACTION_FOLD_GEMM:
       return "Fold the kernel into the GEMM before it (a GEMM of another library: check it "
              "matches on that GEMM's shape)";
@@ -1862,6 +1864,31 @@ static void banner_wait(const an_bottleneck *b, char *buf, size_t cap) {
              pct);
 }
 
+/* The FP32 matmul item the gate left out (review 20 defect 6): what comes once the host is
+ * fixed, its bound and lever (docs/roofline.md "FP32 matmuls"). */
+static void banner_fp32(const an_bottleneck *b, char *buf, size_t cap) {
+  size_t used = strlen(buf);
+  if (b->fp32_us <= 0 || !b->fp32_lever || used >= cap) return;
+  const an_fp32_lever *l = &b->fp32;
+  bool tf32 = l->tf32_leads, bf16 = l->amp_dtype && !strcmp(l->amp_dtype, "bf16");
+  size_t n = tf32 ? l->simt_n : l->simt_n + l->tf32_n;
+  snprintf(buf + used, cap - used,
+           " Once that is fixed: %zu %s kernel%s %s, %.2f ms/step of GPU time, of which %s "
+           "could take at most %.2f ms/step%s (the FP32 matmul item, docs/roofline.md): %s.",
+           n, tf32 ? "GEMM" : "matmul", n == 1 ? "" : "s",
+           tf32 ? (n == 1 ? "runs FP32 on the CUDA cores" : "run FP32 on the CUDA cores")
+                : "run in FP32 or TF32",
+           (tf32 ? l->simt_us : l->simt_us + l->tf32_us) / 1000.0,
+           tf32   ? "TF32"
+           : bf16 ? "autocast to bf16"
+                  : "autocast to fp16",
+           b->fp32_us / 1000.0,
+           l->no_bytes ? " (no shapes in the trace: their memory floor unknown, the bound "
+                         "keeps only their launches' latency floor)"
+                       : "",
+           b->fp32_lever);
+}
+
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
   char idle[512], wait[128];
   banner_idle(b, idle, sizeof idle);
@@ -1891,6 +1918,7 @@ const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
              " Among them, kernels a named change removes (%s, %.2f ms/step of GPU time, "
              "%.2f ms/step with nothing else on the GPU): %s.",
              b->lever_id, b->lever_us / 1000.0, b->lever_alone_us / 1000.0, b->lever);
+  banner_fp32(b, buf, cap);
   return buf;
 }
 

@@ -135,7 +135,7 @@ int64_t rp_collective_transfer_ns(const an_collective_time *c) {
 const char *rp_bound_basis(an_bound_basis b) {
   static const char *const w[] = {"idle",      "wait",       "roofline",  "saving",  "chain",
                                   "exposed",   "round_trip", "unbounded", "removed", "folded",
-                                  "precision", "blocked",    "batch"};
+                                  "precision", "blocked",    "batch",     "fp32"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -652,6 +652,23 @@ static const char *launch_action(const an_summary_item *it, an_workload w) {
   return text[k][it->host_bound ? 0 : 1];
 }
 
+/* An FP32 matmul item's title (review 20 defects 3 and 6), by the lever that leads it: TF32
+ * for GEMMs on the CUDA cores, or autocast for matmuls in FP32 or TF32. */
+static const char *fp32_action(const an_summary_item *it) {
+  const an_fp32_lever *l = &it->fp32;
+  bool bf16 = l->amp_dtype && !strcmp(l->amp_dtype, "bf16");
+  if (l->tf32_leads)
+    return l->amp_win_us > 0 ? "Run the FP32 GEMMs on the tensor cores: allow TF32 (they run on "
+                               "the CUDA cores now), or autocast to a 16-bit format"
+                             : "Run the FP32 GEMMs on the tensor cores: allow TF32 (they run on "
+                               "the CUDA cores now)";
+  if (l->simt_n && l->tf32_win_us > 0)
+    return "Use mixed precision: autocast the FP32 and TF32 matmuls to bf16 (a smaller change "
+           "first: allow TF32 for the GEMMs on the CUDA cores)";
+  return bf16 ? "Use mixed precision: autocast the FP32 and TF32 matmuls to bf16"
+              : "Use mixed precision: autocast the FP32 matmuls to fp16";
+}
+
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->n_pool) return pool_action(it); /* small items of one kind (summary.pool_below_pct) */
   /* the host blocked in a read back (review 18 defect 8) */
@@ -684,6 +701,7 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
            "rank say neither which rank is late nor what its wait costs the step";
   bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
   if (it->basis == AN_BASIS_PRECISION) return precision_action(it->prec_terms);
+  if (it->basis == AN_BASIS_FP32) return fp32_action(it);
   if (it->action == AN_ACTION_FEWER_BYTES) return fewer_bytes_action(it, serving);
   if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
     return "Take the blocking call off the step's critical path";
@@ -2470,6 +2488,75 @@ static void batch_basis(const an_summary_item *it, const char *x, char *b, size_
   step_floor_text(it, b, cap);
 }
 
+/* "; N of the kernels have no shapes: ... latency floor", or nothing. */
+static void fp32_floor_text(const an_fp32_lever *l, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (l->no_bytes && len < cap)
+    snprintf(b + len, cap - len,
+             "; %zu of the kernels have no shapes in the trace, so their memory floor is unknown "
+             "and the bound keeps only their launches' latency floor",
+             l->no_bytes);
+}
+
+/* TF32 on the GEMMs on the CUDA cores: their count and time (x), the peaks, the floors. */
+static void fp32_tf32_text(const an_fp32_lever *l, const char *x, char *b, size_t cap) {
+  const char *their = l->simt_n == 1 ? "its" : "their";
+  snprintf(b, cap,
+           "%zu GEMM kernel%s FP32 on the CUDA cores (SIMT, by %s name), %s ms/step: at the %.0f "
+           "TFLOP/s TF32 tensor-core peak, %.0fx FP32's %.4g, %s time at %s present efficiency "
+           "falls to %.0f%%, no lower than %s memory floor (bytes at the HBM peak) and %s "
+           "launches' latency floor",
+           l->simt_n, l->simt_n == 1 ? " runs" : "s run", their, x, l->tf32_peak,
+           l->tf32_peak / l->fp32_peak, l->fp32_peak, their, their,
+           l->fp32_peak / l->tf32_peak * 100.0, their, their);
+}
+
+/* Autocast on the FP32 and TF32 matmuls: their count and time (x), share of the stage's
+ * matmul time, the peaks, the floors. */
+static void fp32_amp_text(const an_fp32_lever *l, const char *x, char *b, size_t cap) {
+  const char *amp = l->amp_dtype ? l->amp_dtype : "16-bit";
+  double ref = l->tf32_peak > 0 ? l->tf32_peak : l->fp32_peak;
+  char simt[160] = "";
+  if (l->simt_n)
+    snprintf(simt, sizeof simt, " (%zu of them FP32 on the CUDA cores at %.1f TFLOP/s)", l->simt_n,
+             l->fp32_peak);
+  snprintf(b, cap,
+           "%zu matmul kernels run in FP32 or TF32 by their names%s, %s ms/step, %.0f%% of the "
+           "stage's matmul time: at the %.0f TFLOP/s %s tensor-core peak, %.0fx %s's %.4g, each "
+           "falls to its time at its present efficiency at that peak, no lower than half its "
+           "memory floor (16-bit operands) and its launches' latency floor",
+           l->simt_n + l->tf32_n, simt, x, l->matmul_pct, l->amp_peak, amp, l->amp_peak / ref,
+           l->tf32_peak > 0 ? "TF32" : "FP32", ref);
+}
+
+/* The FP32 matmul item (review 20 defects 3 and 6): the leading lever's kernels, time, peaks
+ * and floors, its lever, then the other lever with its own bound. */
+static void fp32_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  const an_fp32_lever *l = &it->fp32;
+  char simt[32], all[32], won[32], other[1536] = "";
+  rp_fmt_ms(simt, sizeof simt, l->simt_us);
+  rp_fmt_ms(all, sizeof all, l->simt_us + l->tf32_us);
+  rp_fmt_ms(won, sizeof won, l->tf32_leads ? l->amp_win_us : l->tf32_win_us);
+  bool alt = l->tf32_leads ? l->amp_win_us > 0 && l->amp_lever
+                           : l->simt_n && l->tf32_win_us > 0 && l->tf32_lever;
+  if (alt) {
+    char what[768];
+    if (l->tf32_leads)
+      fp32_amp_text(l, all, what, sizeof what);
+    else
+      fp32_tf32_text(l, simt, what, sizeof what);
+    snprintf(other, sizeof other, "; or %s: at most %s ms/step (%s)",
+             l->tf32_leads ? l->amp_lever : l->tf32_lever, won, what);
+  }
+  if (l->tf32_leads)
+    fp32_tf32_text(l, x, b, cap);
+  else
+    fp32_amp_text(l, x, b, cap);
+  fp32_floor_text(l, b, cap);
+  size_t len = strlen(b);
+  if (len < cap) snprintf(b + len, cap - len, "; lever: %s%s", it->lever ? it->lever : "?", other);
+}
+
 void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
@@ -2518,6 +2605,9 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
       return;
     case AN_BASIS_PRECISION:
       precision_basis(it, x, b, cap);
+      return;
+    case AN_BASIS_FP32:
+      fp32_basis(it, x, b, cap);
       return;
     case AN_BASIS_BLOCKED:
       readback_basis(it, x, b, cap);

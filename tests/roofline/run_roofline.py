@@ -107,7 +107,7 @@ parity     review 19 defect 5, review 21 defect 3 (../shared; exit 77 without it
            fp4 peak, read here from the packs); every tuning item measured against such a rate
            says "parity with another class of work, so an upper bound"; and vLLM's MXFP4 MoE
            GEMMs on MI300X (piecewise) are such rows, dequantising.
-usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases|precision|balanced|evidence|compiled --triage BIN --source DIR [--shared DIR]
+usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases|precision|balanced|evidence|compiled|outlier|ceiling|parity|fp32 --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
@@ -1993,6 +1993,92 @@ def parity(args):
         print("FAIL " + f)
     print("basis classes, %d rows with another basis row, %d parity, %d failures" % (
         checked, len(marked), len(failures)))
+# GEMMs that run FP32 on the CUDA cores, and TF32 tensor-core matmuls, by the public names of
+# cuBLAS, CUTLASS and cuDNN kernels (the packs' fp32_simt_matmul and tf32_matmul say the same)
+SIMT_NAME = re.compile(r"(maxwell|pascal|volta|turing|ampere|ada|hopper|sm\d+)_sgemm_|simt_sgemm|"
+                       r"^(void )?gemmSN_[NT]{2}_kernel<float|xmma_gemm_f32f32_f32f32")
+TF32_NAME = re.compile(r"tf32|tensorop_s1688(gemm|fprop|dgrad|wgrad)(?!_b?f16)")
+
+
+def a100_peaks(source):
+    """The default pack's A100 dense peaks (TFLOP/s) by format."""
+    with open(os.path.join(source, "rules", "75-roofline.yaml"), encoding="utf-8") as f:
+        m = re.search(r"peak_tflops: &a100 \{([^}]*)\}", f.read())
+    return {k.strip(): float(v) for k, v in (x.split(":") for x in m.group(1).split(","))}
+
+
+def fp32_wins(rep, peaks, source):
+    """What TF32 wins on a stage's SIMT GEMMs and autocast on its FP32 and TF32 matmuls per
+    step: each row at the faster peak over its own, its time kept down to its floors (bytes at
+    the HBM peak, half in 16 bits; its launches' matrix latency floor); 0 for autocast when
+    those rows hold under summary.fp32_min_matmul_pct of the matmul time."""
+    dev = rep["roofline_device"]
+    cats = setting_list(source, "80-report.yaml", "fp32_categories")
+    st = rep["stages"][0]
+    tf32 = amp = mm = ours = 0.0
+    for k in st["kernels"]:
+        x = k["per_step_us"]
+        if x <= 0 or k["category"] == "communication":
+            continue
+        mm += x if k["category"] in cats else 0
+        simt, t32 = bool(SIMT_NAME.search(k["name"])), bool(TF32_NAME.search(k["name"]))
+        if not simt and not t32:
+            continue
+        ours += x
+        f = k["roofline"]
+        mem = f["bytes"] / (dev["hbm_tbs"] * 1e6) / f["time_us"] if f and f["bytes"] > 0 else 0
+        lat = dev["matrix_floor_us"] * k["launches"] / k["total_us"]
+        if simt:
+            tf32 += x * (1 - max(peaks["fp32"] / peaks["tf32"], mem, lat))
+        amp += x * (1 - max((peaks["fp32"] if simt else peaks["tf32"]) / peaks["bf16"],
+                            mem / 2, lat))
+    if ours / mm * 100 < setting_number(source, "80-report.yaml", "fp32_min_matmul_pct"):
+        amp = 0
+    return tf32, amp
+
+
+def fp32(args):
+    """Review 20 defects 3 and 6 (review 18 defect 11): a GEMM on the CUDA cores of an A100
+    (ampere_sgemm_*) gets TF32, never a tuning item; a stage whose matmuls run in FP32 or TF32
+    gets autocast, one item with both bounds. hta_async: no tune item names an sgemm kernel,
+    the FP32 item's two bounds are recomputed from the kernel rows and the pack's peaks, the
+    larger lever leads; hta_alexnet and hta_event_sync (host-bound: the item is left out) name
+    TF32 and its bound in the banner."""
+    names = ["hta_async_cpu_to_gpu_a100", "hta_alexnet_a100", "hta_event_sync_multistream_a100"]
+    paths = {n: os.path.join(args.shared, "traces", "real", n + ".json.gz") for n in names}
+    if not all(os.path.exists(p) for p in paths.values()):
+        print("SKIP: the shared traces are missing")
+        return 77
+    peaks, failures = a100_peaks(args.source), []
+    lead = setting_number(args.source, "80-report.yaml", "fp32_tf32_lead_pct")
+    for n in names:
+        rep = run_json(args.triage, paths[n])
+        tf32, amp = fp32_wins(rep, peaks, args.source)
+        items = rep["summary"]
+        for it in items:
+            if it["action_id"] == "tune" and any(SIMT_NAME.search(k) for k in it["kernels"]):
+                failures.append("%s: a tune item names a GEMM on the CUDA cores: %r" %
+                                (n, it["kernels"]))
+        tf32_leads = tf32 > 0 and tf32 * 100 >= amp * lead
+        won = tf32 if tf32_leads else amp
+        ours = [it for it in items if it["action_id"] == "fp32"]
+        if ours:
+            f = ours[0]["fp32"]
+            if not (near(f["tf32_win_us_per_step"], tf32) and near(f["amp_win_us_per_step"], amp)
+                    and f["leads"] == ("tf32" if tf32_leads else "amp")
+                    and near(ours[0]["bound_us_per_step"], won)):
+                failures.append("%s: want TF32 %.3f, autocast %.3f us/step, %s leading; got %r"
+                                % (n, tf32, amp, "tf32" if tf32_leads else "amp", f))
+            continue
+        text = subprocess.run([args.triage, "--quiet", paths[n]], capture_output=True,
+                              timeout=600).stdout.decode()
+        want = "of which %s could take at most %.2f ms/step" % (
+            "TF32" if tf32_leads else "autocast to bf16", won / 1000)
+        if want not in text or "allow_tf32" not in text.split("## What to try first")[1][:4000]:
+            failures.append("%s: no FP32 item and the banner lacks %r" % (n, want))
+    for f in failures:
+        print("FAIL " + f)
+    print("FP32 matmuls, %d traces, %d failures" % (len(names), len(failures)))
     return 1 if failures else 0
 
 
@@ -2001,7 +2087,7 @@ def main():
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
                                       "unbounded", "grouped", "levers", "floor", "bases",
                                       "precision", "balanced", "evidence", "compiled",
-                                      "outlier", "ceiling", "parity"])
+                                      "outlier", "ceiling", "parity", "fp32"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -2012,7 +2098,7 @@ def main():
              "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
              "floor": floor, "bases": bases, "precision": precision,
              "balanced": balanced, "evidence": evidence, "compiled": compiled,
-             "outlier": outlier, "ceiling": ceiling, "parity": parity}
+             "outlier": outlier, "ceiling": ceiling, "parity": parity, "fp32": fp32}
     return modes[args.mode](args)
 
 

@@ -60,7 +60,7 @@ typedef struct te_list_map {
 #define TE_SUMMARY_ACTION_IDS                                                               \
   "tune|overlap|fusion_neighbour|check_deps|fusion|port|eliminate|sync|stall|launch_bound|" \
   "rank_skew|chain|fewer_bytes|dependency|investigate|slow_collective|kernel_lever|merge|"  \
-  "fold_gemm|batch"
+  "fold_gemm|batch|fp32"
 
 /* The points of roofline.attention_ceiling: masking (causal or full), head_dim, KV length
  * (the grid of the published figures its source gives). */
@@ -485,6 +485,14 @@ typedef struct te_list_map {
     "the factor the batch lever's bound raises the batch by (at most the GEMMs' ridge)")           \
   X(summary_precision_min_pct, "summary.precision_min_pct", NUMBER, 0, 100, 0, NULL,               \
     "the precision item needs its rows to take this share of the step")                            \
+  X(summary_fp32_categories, "summary.fp32_categories", LIST, 0, 0, 0, NULL,                       \
+    "kernel categories of matmul work (GEMMs, convolutions) the FP32 matmul item weighs")          \
+  X(summary_fp32_min_matmul_pct, "summary.fp32_min_matmul_pct", NUMBER, 0, 100, 0, NULL,           \
+    "autocast is offered when FP32 and TF32 matmul kernels hold this share of the matmul time")    \
+  X(summary_fp32_tf32_lead_pct, "summary.fp32_tf32_lead_pct", NUMBER, 0, 100, 0, NULL,             \
+    "TF32 leads the FP32 matmul item when it wins at least this share of what autocast wins")      \
+  X(summary_fp32_levers, "summary.fp32_levers", LIST_MAP, 0, 0, 0, NULL,                           \
+    "the FP32 matmul item's lever by the format it moves to (TF32, or autocast to bf16, fp16)")    \
   X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
     "roofline op families one backend serves (a GEMM library): their kernels to tune are one "     \
     "item")                                                                                        \
