@@ -1874,7 +1874,7 @@ static void banner_fp32(const an_bottleneck *b, char *buf, size_t cap) {
   size_t n = tf32 ? l->simt_n : l->simt_n + l->tf32_n;
   snprintf(buf + used, cap - used,
            " Once that is fixed: %zu %s kernel%s %s, %.2f ms/step of GPU time, of which %s "
-           "could take at most %.2f ms/step%s (the FP32 matmul item, docs/roofline.md): %s.",
+           "could take at most %.2f ms/step (the FP32 matmul item, docs/roofline.md%s): %s.",
            n, tf32 ? "GEMM" : "matmul", n == 1 ? "" : "s",
            tf32 ? (n == 1 ? "runs FP32 on the CUDA cores" : "run FP32 on the CUDA cores")
                 : "run in FP32 or TF32",
@@ -1883,8 +1883,8 @@ static void banner_fp32(const an_bottleneck *b, char *buf, size_t cap) {
            : bf16 ? "autocast to bf16"
                   : "autocast to fp16",
            b->fp32_us / 1000.0,
-           l->no_bytes ? " (no shapes in the trace: their memory floor unknown, the bound "
-                         "keeps only their launches' latency floor)"
+           l->no_bytes ? "; no shapes in the trace: their memory floor unknown, the bound "
+                         "keeps only their launches' latency floor"
                        : "",
            b->fp32_lever);
 }

@@ -2502,12 +2502,12 @@ static void fp32_floor_text(const an_fp32_lever *l, char *b, size_t cap) {
 static void fp32_tf32_text(const an_fp32_lever *l, const char *x, char *b, size_t cap) {
   const char *their = l->simt_n == 1 ? "its" : "their";
   snprintf(b, cap,
-           "%zu GEMM kernel%s FP32 on the CUDA cores (SIMT, by %s name), %s ms/step: at the %.0f "
+           "%zu SIMT GEMM kernel%s FP32 on the CUDA cores by %s name%s, %s ms/step: at the %.0f "
            "TFLOP/s TF32 tensor-core peak, %.0fx FP32's %.4g, %s time at %s present efficiency "
            "falls to %.0f%%, no lower than %s memory floor (bytes at the HBM peak) and %s "
            "launches' latency floor",
-           l->simt_n, l->simt_n == 1 ? " runs" : "s run", their, x, l->tf32_peak,
-           l->tf32_peak / l->fp32_peak, l->fp32_peak, their, their,
+           l->simt_n, l->simt_n == 1 ? " runs" : "s run", their, l->simt_n == 1 ? "" : "s", x,
+           l->tf32_peak, l->tf32_peak / l->fp32_peak, l->fp32_peak, their, their,
            l->fp32_peak / l->tf32_peak * 100.0, their, their);
 }
 
