@@ -1775,6 +1775,10 @@ typedef struct an_summary_item {
                                              stage (who it waits for); NULL: none */
   bool rank_group_partial;                /* that group is every rank read, but the run has more
                                              (world size): the rank waited for may be one not read */
+  bool rank_unconfirmed;                  /* its cause is work imbalance, read from a partial
+                                             group or from filtered (sampled) traces: to be
+                                             confirmed on every rank, unfiltered, before the
+                                             sharding plan changes */
   /* wait items: of the Ranks section's imbalance rows where the straggler runs a kernel
    * longest, the one with the most excess (NULL: none), how many such rows, and their
    * max - min summed (over the stage) */

@@ -681,8 +681,13 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
     return "Capture this trace again before acting on its idle: it is missing graph-replayed "
            "kernels (a newer PyTorch/Kineto and CUDA driver, or CUDA graphs off for the "
            "profiled steps)";
-  /* the straggler is given more work than its peers (the imbalance table): even with ranks
-   * of the run unread, what those read show is real */
+  /* an imbalance that ranks not read or sampled traces may hide or make: confirmed first,
+   * the finding staying the basis (an_summary_item.rank_unconfirmed) */
+  if (it->rank_unconfirmed)
+    return "Confirm the imbalance on every rank, unfiltered, before changing the sharding "
+           "plan: of the ranks read, the straggler's kernels run longer than its peers'";
+  /* the straggler is given more work than its peers (the imbalance table), every rank read
+   * unfiltered */
   if (it->imbalance)
     return "Rebalance the work across the ranks (the sharding plan, expert placement or "
            "batch split): the straggler's kernels run longer than its peers'";

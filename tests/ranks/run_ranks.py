@@ -696,14 +696,18 @@ def shared(triage, source):
         lim = rep["limits"]
         check(lim["ranks_compared"] and lim["ranks_analysed"] == 2 and lim["ranks_expected"] == 128,
               f"hta: limits {lim}")
-        # ... and, 126 ranks unread, reading them stays the action, its bound the account's
+        # ... and, 126 ranks unread, reading them stays the action, its bound the account's;
+        # two sampled ranks of 128 are a lead, not a sharding change: confirm the imbalance on
+        # every rank, unfiltered, first (blind review 21 defect 9)
         waits = [it for it in rep["summary"] if it["kind"] == "wait"]
         check(waits and all(f"wait for rank {g[0]['straggler']}" in it["basis_text"]
                             and "ranks not read" in it["basis_text"]
                             and "ms/step each" not in it["basis_text"]  # one other rank
                             and "every rank's trace kept" in it["basis_text"]
                             and "cause work imbalance" in it["basis_text"]
-                            and it["action_text"].startswith("Rebalance the work")
+                            and it["action_text"].startswith(
+                                "Confirm the imbalance on every rank, unfiltered, before "
+                                "changing the sharding plan")
                             and it["action_id"] == "rank_skew"
                             and it["bound_us_per_step"] < it["basis_us_per_step"] for it in waits),
               f"hta: wait items {[(it['action_text'], it['basis_text']) for it in waits]}")
