@@ -403,6 +403,14 @@ typedef struct an_roofline {
    * grouped GEMMs dequantising on MI300X). */
   bool dequant, basis_dequant, parity;
   const char *basis_family;
+  /* A memory-bound row's fastest comparable row left out as no evidence at its size (bytes
+   * per launch over roofline.size_match_factor times its own; review 21 defect 4): its
+   * name, stage label, row index, rate and bytes-per-launch ratio; NULL: none. When no
+   * size-matched row is faster, the attainable rate is the row's own (size_own). */
+  const char *size_kernel, *size_stage;
+  size_t size_row;
+  double size_rate, size_ratio;
+  bool size_own;
 } an_roofline;
 
 /* The larger of a row's two roofline terms over the smaller (0: a term is 0). */

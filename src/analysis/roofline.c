@@ -1119,11 +1119,23 @@ static double device_attainable(const te_device *dev, const an_roofline *rec) {
          (rec->limiter == AN_LIMIT_MEMORY ? dev->attainable_bandwidth : dev->attainable_compute);
 }
 
-/* The best rate a comparable row of the run is evidence of (evidence_rate), 0 when none;
- * not rec itself when other is set. *stage, *row: that row; *by_launch: the rate is one of
- * its launches'. */
-static double best_comparable(const run *r, const an_roofline *rec, bool other, size_t *stage,
-                              size_t *row, bool *by_launch) {
+/* Bytes per launch of a record's launches with shapes. */
+static double bytes_per_launch(const an_roofline *rec) {
+  return rec->launches_with_shapes ? rec->bytes / (double)rec->launches_with_shapes : 0;
+}
+
+/* The most bytes per launch a row may move to be evidence of rec's rate: a memory-bound
+ * rate is a like-sized launch's (roofline.size_match_factor); HUGE_VAL: any. */
+static double size_limit(const run *r, const an_roofline *rec) {
+  if (rec->limiter != AN_LIMIT_MEMORY) return HUGE_VAL;
+  return bytes_per_launch(rec) * te_rules_settings(r->c.rules)->roofline_size_match_factor;
+}
+
+/* The best rate a comparable row of the run moving at most max_bytes a launch is evidence
+ * of (evidence_rate), 0 when none; not rec itself when other is set. *stage, *row: that row;
+ * *by_launch: the rate is one of its launches'. */
+static double best_comparable(const run *r, const an_roofline *rec, bool other, double max_bytes,
+                              size_t *stage, size_t *row, bool *by_launch) {
   const te_settings *set = te_rules_settings(r->c.rules);
   double best = 0;
   for (size_t s = 0; s < r->tables->n_stages; s++)
@@ -1131,7 +1143,8 @@ static double best_comparable(const run *r, const an_roofline *rec, bool other, 
       const an_kernel_row *kr = &r->tables->stages[s].rows[i];
       if (!kr->roofline) continue;
       const an_roofline *o = &r->out->stages[s].records[kr->roofline - 1];
-      if ((other && o == rec) || !comparable(set, o, rec)) continue;
+      if ((other && o == rec) || !comparable(set, o, rec) || bytes_per_launch(o) > max_bytes)
+        continue;
       bool one = false;
       double rate = evidence_rate(r, o, &one);
       if (rate > best) best = rate, *stage = s, *row = i, *by_launch = one;
@@ -1200,6 +1213,24 @@ static void set_basis_class(an_roofline *rec, const an_roofline *from) {
                 strcmp(from->family, rec->family) != 0;
 }
 
+/* Whether a faster comparable row than rec and its size-matched ones is left out as moving
+ * over max_bytes a launch (size_limit), and it is set on rec; size_own: no size-matched row
+ * is faster, so the trace shows no rate above rec's own at its size (review 21 defect 4). */
+static bool size_unmatched(run *r, an_roofline *rec, double max_bytes, double peer) {
+  size_t s = 0, i = 0;
+  bool one = false;
+  if (max_bytes == HUGE_VAL) return false;
+  double own = own_rate(r, rec), any = best_comparable(r, rec, true, HUGE_VAL, &s, &i, &one);
+  if (any <= own || any <= peer) return false;
+  rec->size_kernel = r->tables->stages[s].rows[i].name;
+  rec->size_stage = r->tables->stages[s].stage->label;
+  rec->size_row = i;
+  rec->size_rate = any;
+  rec->size_ratio = bytes_per_launch(row_record(r, s, i)) / bytes_per_launch(rec);
+  rec->size_own = peer <= own;
+  return rec->size_own;
+}
+
 /* The attainable rate: the best comparable row's when it beats the device pack's fraction
  * (the trace proves the part reaches it); else a faster sibling's rate below that fraction
  * (the family's best observed rate: what this work is shown to reach here, review 13
@@ -1209,7 +1240,8 @@ static void set_attainable(run *r, an_roofline *rec) {
   size_t s = 0, i = 0;
   bool one = false;
   const an_roofline *sibling = NULL, *from = NULL;
-  double peer = best_comparable(r, rec, true, &s, &i, &one);
+  double max = size_limit(r, rec);
+  double peer = best_comparable(r, rec, true, max, &s, &i, &one);
   if (peer > own_rate(r, rec)) {
     const an_stage_tables *ps = &r->tables->stages[s];
     sibling = row_record(r, s, i);
@@ -1220,7 +1252,7 @@ static void set_attainable(run *r, an_roofline *rec) {
     rec->sibling_launch = one;
     rec->sibling_family = sibling->family;
   }
-  double best = best_comparable(r, rec, false, &s, &i, &one);
+  double best = best_comparable(r, rec, false, max, &s, &i, &one);
   double dev = device_attainable(r->c.dev, rec);
   rec->peak = device_peak(r->c.dev, rec);
   /* a compute-bound attention row: at most what the best published kernels reach at its
@@ -1233,7 +1265,7 @@ static void set_attainable(run *r, an_roofline *rec) {
     dev = shape;
   }
   rec->device_rate = dev;
-  rec->attainable = dev;
+  rec->attainable = size_unmatched(r, rec, max, peer) ? own_rate(r, rec) : dev;
   rec->attainable_basis = AN_ATTAINABLE_DEVICE;
   if (best > dev) {
     rec->attainable = best;

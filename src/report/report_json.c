@@ -87,6 +87,8 @@ static cJSON *roofline_json(const an_roofline *f) {
       add_str_or_null(o, "attainable_kernel", f->attainable_kernel) &&
       cJSON_AddBoolToObject(o, "attainable_parity", f->parity) &&
       cJSON_AddBoolToObject(o, "dequantises", f->dequant) &&
+      add_str_or_null(o, "size_unmatched_kernel", f->size_kernel) &&
+      cJSON_AddBoolToObject(o, "attainable_own_size", f->size_own) &&
       cJSON_AddNumberToObject(o, "device_attainable", an_round3(f->device_rate)) &&
       cJSON_AddNumberToObject(o, "of_attainable_pct", an_round3(f->of_attainable_pct)) &&
       cJSON_AddNumberToObject(o, "headroom_us", an_round3(f->headroom_us)) &&

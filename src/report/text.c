@@ -377,7 +377,9 @@ void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t
            f->of_attainable_pct, f->attainable, compute ? "TFLOP/s" : "TB/s",
            f->attainable_basis == AN_ATTAINABLE_TRACE    ? "best comparable kernel of the trace"
            : f->attainable_basis == AN_ATTAINABLE_FAMILY ? "the family's best observed rate"
-                                                         : "the device pack's attainable fraction",
+           : f->size_own ? "its own rate: no kernel of its family moving a like amount a launch "
+                           "runs faster"
+                         : "the device pack's attainable fraction",
            f->parity ? ", parity with another class of work, so an upper bound" : "",
            f->attainable_kernel ? ": " : "", f->attainable_kernel ? f->attainable_kernel : "",
            f->launches_with_shapes, launches,

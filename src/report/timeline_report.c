@@ -1533,6 +1533,17 @@ static void parity_text(const an_roofline *f, parity_words *w) {
                       : "");
 }
 
+/* A faster comparable row left out as no evidence at the row's size (an_roofline.size_kernel,
+ * roofline.size_match_factor), as a clause ("" none). */
+static void size_text(const an_roofline *f, char *b, size_t cap) {
+  *b = 0;
+  if (f->size_kernel)
+    snprintf(b, cap,
+             "; K%zu in %s reaches %.2f TB/s, but on %.0fx these launches' bytes each: no "
+             "evidence of a rate at their size",
+             f->size_row + 1, f->size_stage ? f->size_stage : "?", f->size_rate, f->size_ratio);
+}
+
 /* The attainable rate a roofline bound assumes, and where it comes from: the fastest
  * comparable kernel of the trace, or the device pack's fraction of the peak. */
 static void attainable_text(const an_roofline *f, char *b, size_t cap) {
@@ -1542,6 +1553,8 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
   bool same = !f->sibling_family || !f->family || !strcmp(f->sibling_family, f->family);
   parity_words pw;
   parity_text(f, &pw);
+  char size[160];
+  size_text(f, size, sizeof size);
   if (f->sibling_kernel) /* a launch's rate: the row's own figure in the table is lower */
     snprintf(sib, sizeof sib, "%sK%zu in %s, %s%s%s,", f->sibling_launch ? "a launch of " : "",
              f->sibling_row + 1, f->sibling_stage ? f->sibling_stage : "?",
@@ -1549,16 +1562,21 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
   /* with the launch ramp the rate is the evidence's past its launches' floors */
   const char *past = f->floor_added ? " past its launches' latency floor" : "";
   if (f->attainable_basis == AN_ATTAINABLE_TRACE)
-    snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace%s%s%s)", f->attainable,
-             unit, *sib ? sib : "a comparable kernel", past, pw.lead, pw.own);
+    snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace%s%s%s%s)", f->attainable,
+             unit, *sib ? sib : "a comparable kernel", past, pw.lead, pw.own, size);
   else if (f->attainable_basis == AN_ATTAINABLE_FAMILY && f->peak > 0)
     snprintf(b, cap,
              "an attainable %.2f %s (the %s%s best observed rate%s: what %s reaches in this "
-             "trace%s, under the device pack's %.2f %s, %.0f%% of the %.2f %s %s peak%s)",
+             "trace%s, under the device pack's %.2f %s, %.0f%% of the %.2f %s %s peak%s%s)",
              f->attainable, unit, same ? "family's" : "",
              same ? "" : (f->dtype ? f->dtype : "format's"), pw.lead,
              *sib ? sib : "a comparable kernel", past, f->device_rate, unit,
-             f->device_rate / f->peak * 100.0, f->peak, unit, mem ? "HBM" : f->dtype, pw.own);
+             f->device_rate / f->peak * 100.0, f->peak, unit, mem ? "HBM" : f->dtype, pw.own, size);
+  else if (f->size_own)
+    snprintf(b, cap,
+             "an attainable %.2f %s (its own rate%s: no kernel of its family moving a like "
+             "amount a launch runs faster here%s)",
+             f->attainable, unit, past, size);
   else if (f->pack_rate > 0 && f->peak > 0) /* review 19 defect 6 */
     shape_ceiling_text(f, b, cap);
   else if (f->peak > 0 && *sib)

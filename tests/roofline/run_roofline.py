@@ -91,6 +91,9 @@ evidence   review 16 defect 2 (../shared; exit 77 without it): on every shared t
            GEMMs by a gate/up launch at 619 TFLOP/s, not the row's 587 average), and
            tracelens' GEMM merge item adds the tuning of the launches it leaves (review 16
            defect 1: different launches, so the bounds add; the TunableOp lever named).
+           A memory-bound row's evidence moves at most roofline.size_match_factor times its
+           bytes a launch (review 21 defect 4: vLLM decode's 24-30 MB QKV and o_proj GEMMs
+           are not bounded by the 1.17 GB lm_head GEMM's 4.30 TB/s).
 compiled   review 16 defect 1 (../shared; exit 77 without it): a run that executed
            torch.compile'd code says so (provenance.compiled, the Markdown run table's
            Compiled row) exactly when the trace holds a torch.compile event (Torch-Compiled
@@ -980,6 +983,11 @@ def floor(args):
         a = by_id[s]["kernels"][i]["roofline"]
         b = [x for x in bare["stages"] if x["stage"] == s][0]["kernels"][i]["roofline"]
         plain = b["time_us"] * (1 - b["of_attainable_pct"] / 100)
+        # a row no size-matched row outruns is measured at its own rate (size_match_factor,
+        # review 21 defect 4: the router GEMM's 0.4 MB beside 24 MB-1.2 GB GEMMs): no
+        # headroom with a floor or without
+        if b["of_attainable_pct"] >= 99.95 and b["headroom_us"] == 0 == a["headroom_us"]:
+            continue
         if b["latency_bound"] or not near(b["headroom_us"], plain) or b["headroom_us"] <= a["headroom_us"]:
             failures.append("without a floor K%d headroom %r (with %r), want %r" % (i + 1, b["headroom_us"], a["headroom_us"], plain))
     for f in failures:
@@ -1593,7 +1601,10 @@ def evidence_rows(rep, source):
             if not f:
                 continue
             rate = f["achieved_tflops"] if f["limiter"] == "compute" else f["achieved_tbs"]
-            row = f["time_us"] >= min_us and f["launches_with_shapes"] >= min_n
+            # a row's rate past the device's peak is an over-count, no evidence (roofline.c
+            # past_floor)
+            row = f["time_us"] >= min_us and f["launches_with_shapes"] >= min_n and \
+                f["achieved_pct"] <= 100
             one = (f["launches_with_shapes"] == 1 and f["time_us"] >= launch_us
                    and f["achieved_pct"] <= 100 and f["shapes_source"] in ("op", "mapping"))
             if row or one:
@@ -1601,11 +1612,18 @@ def evidence_rows(rep, source):
     return out
 
 
-def comparable_records(a, b, peers):
+def per_launch(f):
+    return f["bytes"] / f["launches_with_shapes"] if f["launches_with_shapes"] else 0
+
+
+def comparable_records(a, b, peers, factor=float("inf")):
+    """Whether b's rate is evidence of a's attainable rate: same limiter; memory-bound, the
+    same family and at most factor times a's bytes per launch (roofline.size_match_factor);
+    compute-bound, the same format and family or compute peers."""
     if a["limiter"] != b["limiter"]:
         return False
     if a["limiter"] == "memory":
-        return a["family"] == b["family"]
+        return a["family"] == b["family"] and per_launch(b) <= factor * per_launch(a)
     return a["dtype"] == b["dtype"] and (
         a["family"] == b["family"] or (a["family"] in peers and b["family"] in peers))
 
@@ -1615,6 +1633,7 @@ def evidence(args):
     if traces is None:
         return 77
     peers, failures, checked = setting_list(args.source, "75-roofline.yaml", "compute_peers"), [], 0
+    factor = setting_number(args.source, "75-roofline.yaml", "size_match_factor")
     for name, path in traces:
         rep = run_json(args.triage, path)
         ev = evidence_rows(rep, args.source)
@@ -1627,10 +1646,20 @@ def evidence(args):
                 for (s2, i2, o, rate) in ev:
                     if o is f and f["attainable_basis"] == "family":
                         continue
-                    if comparable_records(f, o, peers) and rate > f["attainable"] * 1.002:
+                    if comparable_records(f, o, peers, factor) and \
+                            rate > f["attainable"] * 1.002:
                         failures.append("%s %s: attainable %.3f (%s) under %.3f of %s K%d" % (
                             name, k["name"][:40], f["attainable"], f["attainable_basis"],
                             rate, s2, i2 + 1))
+        # review 21 defect 4: no memory-bound row measured against a row moving more than
+        # size_match_factor times its bytes a launch (vLLM decode's 24-30 MB QKV and o_proj
+        # GEMMs against the 1.17 GB lm_head's 4.30 TB/s)
+        rows = {k["name"]: k["roofline"] for st in rep["stages"] for k in st["kernels"]}
+        for n, f in rows.items():
+            b = rows.get(f["attainable_kernel"] or "") if f else None
+            if b and f["limiter"] == "memory" and per_launch(b) > factor * per_launch(f):
+                failures.append("%s %s: attainable from %s, %.0fx its bytes a launch" % (
+                    name, n[:40], f["attainable_kernel"][:40], per_launch(b) / per_launch(f)))
         if name.startswith("tracelens_torch_compile"):
             # one gate/up launch (1.78 ms) runs at 619 TFLOP/s, above its row's average: the
             # slower GEMMs are bounded by that launch, not by the average

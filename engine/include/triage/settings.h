@@ -614,6 +614,9 @@ typedef struct te_list_map {
   X(roofline_evidence_max_floor_pct, "roofline.evidence_max_floor_pct", NUMBER, 0, 100, 0, NULL,   \
     "with roofline.launch_ramp, a row's or launch's rate is evidence of an attainable rate only "  \
     "when its launches' floors are at most this % of its time")                                    \
+  X(roofline_size_match_factor, "roofline.size_match_factor", NUMBER, 1, 1e6, 0, NULL,             \
+    "a memory-bound row's rate is evidence of another row's attainable rate only when its "        \
+    "bytes per launch are at most this many times the other's")                                    \
   X(roofline_outlier_below_pct, "roofline.outlier_below_pct", NUMBER, 0, 100, 0, NULL,             \
     "a tuning item names the one shape of its kernels (or one kernel without shapes) running "     \
     "under this % of each sibling's rate and bounds tuning it to their rate together")             \
