@@ -1544,6 +1544,16 @@ static void size_text(const an_roofline *f, char *b, size_t cap) {
              f->size_row + 1, f->size_stage ? f->size_stage : "?", f->size_rate, f->size_ratio);
 }
 
+/* A compute-bound attention row measured against the device pack's fraction of the peak, no
+ * published rate at its shape below it (roofline.attention_ceiling): that fraction is one
+ * figure for every head_dim, masking and length (review 21 defect 2: MI300X's 50% of the
+ * bf16 peak, 2-3x what CK's FMHA reaches at hd64 or short causal prefill). */
+static bool unshaped_attention(const an_roofline *f) {
+  return f->limiter == AN_LIMIT_COMPUTE && f->pack_rate <= 0 && f->family &&
+         !strcmp(f->family, "attention") && f->attainable_basis == AN_ATTAINABLE_DEVICE &&
+         !f->size_own;
+}
+
 /* The attainable rate a roofline bound assumes, and where it comes from: the fastest
  * comparable kernel of the trace, or the device pack's fraction of the peak. */
 static void attainable_text(const an_roofline *f, char *b, size_t cap) {
@@ -1588,9 +1598,13 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
   else if (f->peak > 0)
     snprintf(b, cap,
              "an attainable %.2f %s (%.0f%% of the device's %.2f %s %s peak, the device pack's "
-             "estimate)",
+             "estimate%s)",
              f->attainable, unit, f->attainable / f->peak * 100.0, f->peak, unit,
-             mem ? "HBM" : f->dtype);
+             mem ? "HBM" : f->dtype,
+             unshaped_attention(f) ? " for any shape: no published rate of an attention "
+                                     "forward at this shape on this device sets it, so it is "
+                                     "a ceiling no shipped kernel is shown reaching here"
+                                   : "");
   else
     snprintf(b, cap, "an attainable %.2f %s (the device pack's estimate)", f->attainable, unit);
 }

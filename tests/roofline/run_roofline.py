@@ -1897,7 +1897,7 @@ def ceiling(args):
     basis = re.search(r"attention_ceiling_basis: \[\"([^\"]*)\"\]",
                       open(os.path.join(args.source, "rules", "75-roofline.yaml"),
                            encoding="utf-8").read()).group(1)
-    failures, named, checked = [], 0, 0
+    failures, named, checked, flat = [], 0, 0, 0
     for name, path in traces:
         rep = run_json(args.triage, path)
         rows = {k["name"]: k for st in rep["stages"] for k in st["kernels"]}
@@ -1907,6 +1907,14 @@ def ceiling(args):
             f = rows[it["kernels"][0]]["roofline"]
             if not f or f["family"] != "attention" or f["limiter"] != "compute":
                 continue
+            # review 21 defect 2: the device pack's one fraction for every shape says so
+            unshaped = f["attainable_basis"] == "device" and "the best published rate" not in \
+                it["basis_text"] and not f["attainable_own_size"]
+            if unshaped:
+                flat += 1
+                if "a ceiling no shipped kernel is shown reaching here" not in it["basis_text"]:
+                    failures.append("%s: attention at the pack's flat fraction not said so: %r" % (
+                        name, it["basis_text"][:400]))
             if not f["shapes"] or any(sh["op"] not in ATTN_OPS for sh in f["shapes"]):
                 continue
             w = fr = dim = kv = causal_w = 0
@@ -1944,6 +1952,8 @@ def ceiling(args):
                         name, want, frac * peak, f["attainable"], text[:400]))
     if not named:
         failures.append("no attention item measured against its shape's ceiling")
+    if not flat:  # SGLang and vLLM prefill, tracelens on MI300X
+        failures.append("no attention item at the device pack's flat fraction")
     for f in failures:
         print("FAIL " + f)
     print("attention ceilings, %d items checked, %d named, %d failures" % (
