@@ -3,7 +3,8 @@
  *
  * Per view and stage block: its kernels in start order, each on its stream's lane; a lane
  * holds its open run (launches, time, longest launch) and closes it at a kernel that is no
- * link, or at the block's end.
+ * link, or at the block's end. The same walk notes the kernels right before and after each
+ * cast launch on its stream (an_chain_runs.cast_*): the neighbour that could absorb it.
  */
 #include "analysis/chain_runs.h"
 
@@ -16,12 +17,21 @@
 #include "util/map.h"
 #include "util/vec.h"
 
-/* The open run of one stream. */
+/* The open run of one stream, and its last counted kernel (for the casts' neighbours). */
 typedef struct lane {
   size_t n;
   double sum, max;
-  int32_t step; /* the step its launches belong to: the next step's forward is another run */
+  int32_t step;     /* the step its launches belong to: the next step's forward is another run */
+  const char *last; /* canonical name of its last kernel inside the counted steps; NULL: none */
+  bool after_cast;  /* that kernel is a cast */
 } lane;
+
+/* A stage's cast launches and, by canonical name, how often each kernel ran right after one
+ * and right before one on its stream. */
+typedef struct cast_tally {
+  size_t launches;
+  ut_u64map next, prev;
+} cast_tally;
 
 typedef struct block_work {
   const an_trace_view *v;
@@ -30,7 +40,9 @@ typedef struct block_work {
   const an_steps *steps;
   an_opaque_probe *opaque; /* NULL: no launch is under an opaque op */
   const ut_u64map *links;  /* canonical name (pointer) -> 1: a chain link of the stage */
-  ut_u64map lanes;         /* stream -> index + 1 into lane */
+  const ut_u64map *casts;  /* canonical name (pointer) -> 1: a cast kernel of the stage */
+  cast_tally *tally;
+  ut_u64map lanes; /* stream -> index + 1 into lane */
   lane *lane;
   size_t n_lanes, cap;
   an_chain_runs *out;
@@ -43,7 +55,8 @@ static void close_run(an_chain_runs *out, lane *l) {
     out->time_us += l->sum;
     out->largest_us += l->max;
   }
-  *l = (lane){0};
+  l->n = 0;
+  l->sum = l->max = 0;
 }
 
 /* The lane of stream s, opened on first use; NULL when out of memory. */
@@ -58,6 +71,27 @@ static lane *lane_of(block_work *w, uint64_t s) {
   return &w->lane[w->n_lanes - 1];
 }
 
+static bool tally(ut_u64map *m, const char *name) {
+  uint64_t n = 0;
+  ut_u64map_get(m, (uint64_t)(uintptr_t)name, &n);
+  return ut_u64map_put(m, (uint64_t)(uintptr_t)name, n + 1);
+}
+
+/* Notes kernel `name` of lane l for the casts' neighbours (inside the counted steps only): the
+ * kernel after a cast on its stream, the one before a cast. */
+static bool cast_step(block_work *w, lane *l, const char *name, bool counted) {
+  uint64_t hit = 0;
+  bool cast = counted && name && ut_u64map_get(w->casts, (uint64_t)(uintptr_t)name, &hit);
+  bool ok = !(l->after_cast && counted && name) || tally(&w->tally->next, name);
+  if (cast) {
+    w->tally->launches++;
+    ok = ok && (!l->last || tally(&w->tally->prev, l->last));
+  }
+  l->after_cast = cast;
+  l->last = counted ? name : NULL;
+  return ok;
+}
+
 static bool walk_block(block_work *w, const an_stage_kernels *sk) {
   size_t n_all = 0;
   const tr_event *all = tr_trace_events(w->v->trace, TR_KIND_KERNEL, &n_all);
@@ -69,6 +103,7 @@ static bool walk_block(block_work *w, const an_stage_kernels *sk) {
     uint64_t hit = 0;
     size_t idx = (size_t)(k - all);
     bool counted = !w->steps || an_steps_kernel_counted(w->steps, idx);
+    if (!cast_step(w, l, name, counted)) return false;
     /* a launch under an op a compiler cannot fuse through is no link (opaque_ops.h) */
     if (!counted || !name || !ut_u64map_get(w->links, (uint64_t)(uintptr_t)name, &hit) ||
         an_opaque_probe_launch(w->opaque, k)) {
@@ -89,19 +124,50 @@ static bool walk_block(block_work *w, const an_stage_kernels *sk) {
   return true;
 }
 
-/* The stage's chain links by canonical name (the rows hold the map's copies). */
-static bool links_of(const an_stage_tables *st, const te_rules *rules, ut_u64map *links) {
-  for (size_t i = 0; i < st->n_rows; i++)
-    if (an_summary_chain_link(rules, &st->rows[i]) &&
-        !ut_u64map_put(links, (uint64_t)(uintptr_t)st->rows[i].name, 1))
+/* The stage's chain links and its cast kernels (matcher cast_kernel) by canonical name (the
+ * rows hold the map's copies). */
+static bool links_of(const an_stage_tables *st, const te_rules *rules, ut_u64map *links,
+                     ut_u64map *casts) {
+  const te_matcher *cast = te_rules_matcher(rules, "cast_kernel");
+  for (size_t i = 0; i < st->n_rows; i++) {
+    uint64_t key = (uint64_t)(uintptr_t)st->rows[i].name;
+    if (an_summary_chain_link(rules, &st->rows[i]) && !ut_u64map_put(links, key, 1)) return false;
+    if (cast && te_matcher_match(cast, st->rows[i].name, strlen(st->rows[i].name)) &&
+        !ut_u64map_put(casts, key, 1))
       return false;
+  }
   return true;
+}
+
+/* The name m counts most often (the lower address on a tie: the same run gives the same
+ * answer), NULL when empty; *n its count. */
+static const char *most_common(const ut_u64map *m, size_t *n) {
+  const char *best = NULL;
+  uint64_t most = 0;
+  for (size_t i = 0; i < m->cap; i++) {
+    const ut_u64map_slot *e = &m->slots[i];
+    if (!e->key || e->val < most || (e->val == most && e->key > (uint64_t)(uintptr_t)best))
+      continue;
+    most = e->val;
+    best = (const char *)(uintptr_t)e->key;
+  }
+  *n = (size_t)most;
+  return best;
+}
+
+static void cast_finish(an_chain_runs *out, cast_tally *t) {
+  out->cast_launches = t->launches;
+  out->cast_next = most_common(&t->next, &out->cast_next_n);
+  out->cast_prev = most_common(&t->prev, &out->cast_prev_n);
+  ut_u64map_free(&t->next);
+  ut_u64map_free(&t->prev);
 }
 
 an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const an_steps *steps,
                               const an_kernel_map *kmap, const te_rules *rules,
                               an_opaque_probes *probes, an_tables *tables) {
-  bool ok = true;
+  cast_tally *tallies = calloc(tables->n_stages ? tables->n_stages : 1, sizeof *tallies);
+  bool ok = tallies != NULL;
   for (size_t s = 0; s < tables->n_stages; s++) tables->stages[s].chain = (an_chain_runs){0};
   for (size_t vi = 0; ok && vi < n_views; vi++) {
     const an_trace_view *v = &views[vi];
@@ -109,19 +175,25 @@ an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const 
     for (size_t b = 0; ok && v->trace && b < v->n_stages; b++) {
       an_stage_tables *st = an_tables_stage(tables, v->stages[b].stage->id);
       if (!st) continue;
-      ut_u64map links = {0};
+      ut_u64map links = {0}, casts = {0};
       block_work w = {.v = v,
                       .vi = vi,
                       .kmap = kmap,
                       .steps = steps ? &steps[vi] : NULL,
                       .opaque = opaque,
                       .links = &links,
+                      .casts = &casts,
+                      .tally = &tallies[st - tables->stages],
                       .out = &st->chain};
-      ok = links_of(st, rules, &links) && walk_block(&w, &v->stages[b]);
+      ok = links_of(st, rules, &links, &casts) && walk_block(&w, &v->stages[b]);
       ut_u64map_free(&w.lanes);
       free(w.lane);
       ut_u64map_free(&links);
+      ut_u64map_free(&casts);
     }
   }
+  for (size_t s = 0; tallies && s < tables->n_stages; s++)
+    cast_finish(&tables->stages[s].chain, &tallies[s]);
+  free(tallies);
   return ok ? AN_OK : AN_ERR_NOMEM;
 }

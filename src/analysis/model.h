@@ -1600,8 +1600,11 @@ typedef enum an_action {
                                      whole time, less any slowdown of that GEMM */
   AN_ACTION_RAISE_BATCH = 19,     /* a decode step at a small batch whose weight GEMMs are all
                                      memory-bound: a larger running batch (if latency allows) */
-  AN_ACTION_FP32_MATMUL = 20      /* FP32 matmul work on a device with tensor-core formats:
+  AN_ACTION_FP32_MATMUL = 20,     /* FP32 matmul work on a device with tensor-core formats:
                                      TF32 for GEMMs on the CUDA cores, or autocast */
+  AN_ACTION_FOLD_CAST = 21        /* kernels whose fused op list is only a dtype cast (review 20
+                                     defect 9): keep the dtype, or fold the cast into the
+                                     neighbour that reads or writes it */
 } an_action;
 
 /* Which part of a time-account row an item's figures take: an idle cause's gaps of at
@@ -1645,9 +1648,11 @@ typedef enum an_bound_basis {
   AN_BASIS_BATCH = 12,     /* a decode step's memory-bound weight GEMMs (review 18 defect
                               9): their time is about flat in the batch up to the compute
                               roof, so a larger batch shares it among more tokens */
-  AN_BASIS_FP32 = 13       /* FP32 matmul kernels (review 20 defects 3 and 6): their time at
+  AN_BASIS_FP32 = 13,      /* FP32 matmul kernels (review 20 defects 3 and 6): their time at
                               their present efficiency at a tensor-core format's peak, down
                               to their memory and latency floors */
+  AN_BASIS_CAST = 14       /* cast kernels' time alone on the GPU, less their bytes at their
+                              neighbour's rate where both are known (an_summary_item.cast_*) */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
@@ -1897,6 +1902,18 @@ typedef struct an_summary_item {
    * GEMMs' FLOP term reaches their byte term (their time stays about flat until then). */
   size_t batch_tokens;
   double batch_factor, batch_ridge;
+  /* Cast items (AN_ACTION_FOLD_CAST; review 20 defect 9): their launches a step and the
+   * model's layers (0: no model), the kernel that most often runs right after one on its
+   * stream and right before (an_chain_runs.cast_*; NULL: none), their rows and the share of
+   * the launches each neighbours, and what a fused cast still costs a step: the casts' bytes at the
+   * next kernel's rate (0: no bytes or no rate, the bound is their whole time). */
+  double cast_per_step;
+  long cast_layers;
+  const char *cast_next, *cast_prev;
+  size_t cast_next_row, cast_prev_row; /* their kernel rows + 1; 0: none */
+  double cast_next_pct, cast_prev_pct;
+  double cast_fused_us;
+  const char *cast_hint; /* summary.cast_hints' text for the next kernel (NULL: none) */
   /* Batch items (review 19 defect 9): the step's memory floor, what its weight GEMMs and its
    * attention (the KV cache, where the roofline has its bytes) must read a step, at the
    * device's HBM peak (floor_hbm_tbs): their bytes per step, the floor (us per step) and
@@ -2156,6 +2173,13 @@ typedef struct an_chain_runs {
   double time_us;    /* their launches' time */
   double largest_us; /* each run's longest launch, summed: what one fused kernel a run
                         still spends (about one pass) */
+  /* Cast launches (matcher cast_kernel: a kernel whose fused op list is only a dtype cast)
+   * inside the counted steps, and the kernel that most often runs right after one on its
+   * stream and right before (canonical names; NULL: none), with how many launches each
+   * neighbours (review 20 defect 9: the neighbour that could absorb the cast). */
+  size_t cast_launches;
+  const char *cast_next, *cast_prev;
+  size_t cast_next_n, cast_prev_n;
 } an_chain_runs;
 
 typedef struct an_stage_report {

@@ -30,9 +30,9 @@ static const char *const ACTION_IDS[] = {
     "stall",        "launch_bound", "rank_skew",        "chain",
     "fewer_bytes",  "dependency",   "investigate",      "slow_collective",
     "kernel_lever", "merge",        "fold_gemm",        "batch",
-    "fp32"};
+    "fp32",         "fold_cast"};
 #define N_ACTIONS (sizeof ACTION_IDS / sizeof *ACTION_IDS)
-_Static_assert(N_ACTIONS == AN_ACTION_FP32_MATMUL + 1, "an id per action");
+_Static_assert(N_ACTIONS == AN_ACTION_FOLD_CAST + 1, "an id per action");
 
 const char *an_summary_action_id(an_action a) {
   return (size_t)a < N_ACTIONS ? ACTION_IDS[a] : "?";
@@ -236,6 +236,7 @@ static void stage_items(sm_ctx *c) {
   sm_fp32_item(c);
   sm_chain_item(c);
   sm_kernel_lever_items(c);
+  sm_cast_item(c);
   sm_fusion_items(c);
   sm_overlap_items(c);
   sm_investigate_items(c); /* last: it looks for the categories the others left unbounded */

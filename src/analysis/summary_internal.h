@@ -118,6 +118,9 @@ void sm_fusion_items(sm_ctx *c);
 void sm_overlap_items(sm_ctx *c);
 void sm_chain_item(sm_ctx *c);
 void sm_kernel_lever_items(sm_ctx *c);
+/* Kernels whose fused op list is only a dtype cast (matcher cast_kernel): one item from
+ * summary.cast_min_pct of the step (review 20 defect 9). */
+void sm_cast_item(sm_ctx *c);
 void sm_roofline_items(sm_ctx *c);
 /* After sm_roofline_items: the FP8 lever, as the alternative of the tuning items naming its
  * rows and one precision item of the others (summary_roofline.c). */

@@ -1246,6 +1246,99 @@ void sm_kernel_lever_items(sm_ctx *c) {
   te_subject_destroy(subj);
 }
 
+/* ---------------------------------------------------------------- casts */
+
+static const char *role_text(const sm_ctx *c, const char *id);
+
+#define US_PER_S 1e6 /* bytes per us of 1 TB/s */
+
+/* The time per step a fused cast still costs: the cast rows' bytes (their roofline records)
+ * at the rate row g, their neighbour, moves bytes; 0 when a cast row or g has no record. */
+static double cast_fused_us(const sm_ctx *c, const te_matcher *m, te_subject *subj,
+                            const an_kernel_row *g) {
+  const an_roofline *fg = g ? an_row_roofline(c->g.st, g) : NULL;
+  if (!fg || fg->achieved_tbs <= 0) return 0;
+  double bytes = 0;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
+    const an_kernel_row *r = &c->g.st->kernels[i];
+    if (!name_hits(subj, m, r->name)) continue;
+    const an_roofline *f = an_row_roofline(c->g.st, r);
+    if (!f || f->bytes <= 0 || f->time_us <= 0) return 0;
+    bytes += f->bytes * sm_row_per_step(c, r) / f->time_us;
+  }
+  return bytes / (fg->achieved_tbs * US_PER_S);
+}
+
+/* What summary.cast_hints says of a cast before kernel `next` (matcher cast_next_ID), the
+ * first in pack order; NULL: none. */
+static const char *cast_hint(const sm_ctx *c, const char *next) {
+  const te_list_map *h = &c->s->summary_cast_hints;
+  for (size_t k = 0; next && k < h->n; k++) {
+    char name[96];
+    snprintf(name, sizeof name, "cast_next_%s", h->keys[k]);
+    if (h->values[k].n && hits(te_rules_matcher(c->rules, name), next))
+      return h->values[k].items[0];
+  }
+  return NULL;
+}
+
+/* Review 20 defect 9: a kernel whose fused op list is only a dtype cast (Inductor's
+ * triton_poi_fused__to_copy_N: matcher cast_kernel) is a pass over a tensor to change its
+ * dtype, which the kernel that reads it (or the one that writes it) could do in its own
+ * prologue or epilogue, or which keeping the dtype removes. From summary.cast_min_pct of the
+ * step, one item: bound their time alone on the GPU (their whole time goes when the dtype is
+ * kept), less their bytes at the next kernel's rate when both are known (what the cast costs
+ * folded into it); the neighbours named are the kernels that most often run right after and
+ * right before a cast on its stream (an_chain_runs.cast_*), the launches a step set against
+ * the model's layers. */
+void sm_cast_item(sm_ctx *c) {
+  const te_matcher *m = te_rules_matcher(c->rules, "cast_kernel");
+  const an_chain_runs *ch = &c->g.st->chain;
+  if (!m || !ch->cast_launches || c->g.step_us <= 0) return;
+  te_subject *subj = te_subject_create();
+  double t = 0, alone = 0;
+  size_t n = 0, top = SIZE_MAX;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
+    const an_kernel_row *r = &c->g.st->kernels[i];
+    if (!name_hits(subj, m, r->name) || sm_is_collective(c, r->name)) continue;
+    double x = sm_row_per_step(c, r);
+    t += x;
+    alone += alone_per_step(c, r, x);
+    n++;
+    if (r->shown && top == SIZE_MAX) top = i; /* rows are time-descending */
+  }
+  if (!n || top == SIZE_MAX || t / c->g.step_us * 100.0 < c->s->summary_cast_min_pct) {
+    te_subject_destroy(subj);
+    return;
+  }
+  const an_kernel_row *next = sm_row_of(c, ch->cast_next);
+  double fused = cast_fused_us(c, m, subj, next), whole = alone < t ? alone : t;
+  const an_kernel_row *tr = &c->g.st->kernels[top];
+  const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
+  an_summary_item *it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FOLD_CAST, top, loc,
+                               whole > fused ? whole - fused : 0, AN_BASIS_CAST, t);
+  if (it) {
+    it->count = n;
+    it->detail_us = alone;
+    it->cast_per_step = (double)ch->cast_launches * c->g.per;
+    it->cast_layers = c->rep->roofline_model.id ? c->rep->roofline_model.check.layers : 0;
+    it->cast_next = ch->cast_next;
+    it->cast_prev = ch->cast_prev;
+    const an_kernel_row *prev = sm_row_of(c, ch->cast_prev);
+    it->cast_next_row = next ? (size_t)(next - c->g.st->kernels) + 1 : 0;
+    it->cast_prev_row = prev ? (size_t)(prev - c->g.st->kernels) + 1 : 0;
+    it->cast_next_pct = (double)ch->cast_next_n / (double)ch->cast_launches * 100.0;
+    it->cast_prev_pct = (double)ch->cast_prev_n / (double)ch->cast_launches * 100.0;
+    it->cast_fused_us = fused;
+    it->lever = role_text(c, "fold_cast");
+    it->cast_hint = cast_hint(c, ch->cast_next);
+    for (size_t i = 0; i < c->g.st->n_kernels; i++)
+      if (name_hits(subj, m, c->g.st->kernels[i].name)) sm_item_kernel(c, c->g.st->kernels[i].name);
+    if (next && next->shown) sm_item_more(it, "kernel", c->g.st->id, it->cast_next_row - 1);
+  }
+  te_subject_destroy(subj);
+}
+
 /* ---------------------------------------------------------------- levers, once */
 
 /* Matcher lever_ID + suffix of the packs, or NULL. */

@@ -616,6 +616,27 @@ static bool item_fp32_json(cJSON *o, const an_summary_item *it) {
          cJSON_AddNumberToObject(x, "no_shapes", (double)l->no_bytes);
 }
 
+/* "cast": a cast item's facts (review 20 defect 9): its launches a step, the model's layers
+ * (null: no model), the kernels that most often run right after and right before a cast on
+ * its stream (full names; null: none) with the share of the casts each neighbours, what a
+ * fused cast still costs a step at the next kernel's rate (null: not known, the bound is the
+ * casts' whole time) and the packs' hint for that next kernel; null on other items. */
+static bool item_cast_json(cJSON *o, const an_summary_item *it) {
+  if (it->action != AN_ACTION_FOLD_CAST) return cJSON_AddNullToObject(o, "cast") != NULL;
+  cJSON *x = cJSON_AddObjectToObject(o, "cast");
+  return x && cJSON_AddNumberToObject(x, "launches_per_step", an_round3(it->cast_per_step)) &&
+         (it->cast_layers > 0 ? cJSON_AddNumberToObject(x, "layers", (double)it->cast_layers)
+                              : cJSON_AddNullToObject(x, "layers")) &&
+         add_str_or_null(x, "next_kernel", it->cast_next) &&
+         cJSON_AddNumberToObject(x, "next_pct", an_round3(it->cast_next_pct)) &&
+         add_str_or_null(x, "prev_kernel", it->cast_prev) &&
+         cJSON_AddNumberToObject(x, "prev_pct", an_round3(it->cast_prev_pct)) &&
+         (it->cast_fused_us > 0
+              ? cJSON_AddNumberToObject(x, "fused_us_per_step", an_round3(it->cast_fused_us))
+              : cJSON_AddNullToObject(x, "fused_us_per_step")) &&
+         add_str_or_null(x, "hint", it->cast_hint);
+}
+
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -642,7 +663,8 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          /* since review 15 items of one change are one pooled item (same_change) */
          cJSON_AddNullToObject(o, "same_lever_as") &&
          add_str_or_null(o, "same_change", it->same_change) && item_not_additive_json(o, it) &&
-         item_fold_json(o, it) && item_step_floor_json(o, it) && item_fp32_json(o, it);
+         item_fold_json(o, it) && item_step_floor_json(o, it) && item_fp32_json(o, it) &&
+         item_cast_json(o, it);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

@@ -846,6 +846,8 @@ const char *rp_action(an_action a) {
       return "Investigate: no model bounds these kernels yet";
     case AN_ACTION_MERGE_GEMMS:
       return "Merge the sibling GEMMs that read one input into one wider GEMM";
+    case AN_ACTION_FOLD_CAST:
+      return "Keep the dtype, or fold the cast into the kernel beside it";
     case AN_ACTION_RAISE_BATCH:
       return "Raise the decode batch (more running requests a step, and the captured batch "
              "sizes to match), if latency allows";

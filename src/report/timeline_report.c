@@ -135,7 +135,7 @@ int64_t rp_collective_transfer_ns(const an_collective_time *c) {
 const char *rp_bound_basis(an_bound_basis b) {
   static const char *const w[] = {"idle",      "wait",       "roofline",  "saving",  "chain",
                                   "exposed",   "round_trip", "unbounded", "removed", "folded",
-                                  "precision", "blocked",    "batch",     "fp32"};
+                                  "precision", "blocked",    "batch",     "fp32",    "cast"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -2508,6 +2508,83 @@ static void step_floor_text(const an_summary_item *it, char *b, size_t cap) {
 /* A batch item's basis (review 18 defect 9): the batch, the GEMMs' time and per-token time,
  * the model that bounds it (memory-bound GEMM time about flat in the batch until the ridge)
  * and its evidence. */
+/* A kernel's name as a basis quotes it: without a leading "void " and its template and
+ * parameter lists, at most 48 characters. */
+static void short_kernel(const char *name, char *out, size_t cap) {
+  if (!strncmp(name, "void ", 5)) name += 5;
+  size_t n = strcspn(name, "<(");
+  if (n > 48) n = 48;
+  snprintf(out, cap, "%.*s%s", (int)n, name,
+           name[n] && name[n] != '<' && name[n] != '(' ? "..." : "");
+}
+
+/* A cast neighbour: "K7 `name` (after 96% of the casts)", its name alone when the table does
+ * not show it. */
+static void cast_neighbour(const char *name, size_t row, const char *side, double pct, char *b,
+                           size_t cap) {
+  char s[64];
+  short_kernel(name, s, sizeof s);
+  if (row)
+    snprintf(b, cap, "K%zu `%s` (%s %.0f%% of the casts)", row, s, side, pct);
+  else
+    snprintf(b, cap, "`%s` (%s %.0f%% of the casts)", s, side, pct);
+}
+
+/* The casts' launches a step against the model's layers: ", about one in each of its 24
+ * layers" when they differ by at most one. */
+static void cast_layers(const an_summary_item *it, char *b, size_t cap) {
+  double d = it->cast_per_step - (double)it->cast_layers;
+  b[0] = 0;
+  if (it->cast_layers > 0)
+    snprintf(b, cap, " (%s the model's %ld layers)",
+             fabs(d) <= 1 ? "about one in each of" : "against", it->cast_layers);
+}
+
+/* A cast item's basis (review 20 defect 9): what the kernels are, how often a step (against
+ * the model's layers), the neighbours on their stream, what a cast there usually is, and what
+ * the bound takes off. */
+static void cast_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  char y[32], alone[96] = "", per[96], nb[160] = "none", pv[160] = "", cost[256];
+  rp_fmt_ms(y, sizeof y, it->detail_us);
+  if (strcmp(x, y) != 0)
+    snprintf(alone, sizeof alone, " (%s ms/step of it with nothing else on the GPU)", y);
+  cast_layers(it, per, sizeof per);
+  if (it->cast_next)
+    cast_neighbour(it->cast_next, it->cast_next_row, "after", it->cast_next_pct, nb, sizeof nb);
+  if (it->cast_prev) {
+    char p[128];
+    cast_neighbour(it->cast_prev, it->cast_prev_row, "before", it->cast_prev_pct, p, sizeof p);
+    snprintf(pv, sizeof pv, ", the one before %s", p);
+  }
+  if (it->cast_fused_us > 0) {
+    char f[32];
+    rp_fmt_ms(f, sizeof f, it->cast_fused_us);
+    snprintf(cost, sizeof cost,
+             "folded into the next kernel a cast still moves its bytes, %s ms/step at that "
+             "kernel's rate, which the bound leaves",
+             f);
+  } else {
+    snprintf(cost, sizeof cost,
+             "folded into a neighbour a cast still moves its bytes at the neighbour's rate, which "
+             "the trace cannot give (no shapes for %s): the bound is %s whole time, what keeping "
+             "the dtype wins",
+             it->count == 1 ? "it" : "them", it->count == 1 ? "its" : "their");
+  }
+  size_t len = (size_t)snprintf(
+      b, cap,
+      "%zu kernel%s whose fused op list is only a dtype cast (a pass that reads a tensor and "
+      "writes it in another dtype) take%s %s ms/step%s in %.0f launch%s a step%s; on %s stream "
+      "the next kernel is %s%s; %s",
+      it->count, it->count == 1 ? "" : "s", it->count == 1 ? "s" : "", x, alone, it->cast_per_step,
+      lround(it->cast_per_step) == 1 ? "" : "es", per, it->count == 1 ? "its" : "their", nb, pv,
+      cost);
+  if (it->cast_hint && len < cap)
+    len += (size_t)snprintf(b + len, cap - len, "; %s", it->cast_hint);
+  if (len < cap)
+    snprintf(b + len, cap - len, "; lever (fold_cast): %s",
+             it->lever ? it->lever : "none the packs know");
+}
+
 static void batch_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   double per_token = it->batch_tokens ? it->basis_us / (double)it->batch_tokens : 0;
   snprintf(b, cap,
@@ -2621,6 +2698,9 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
       return;
     case AN_BASIS_BATCH:
       batch_basis(it, x, b, cap);
+      return;
+    case AN_BASIS_CAST:
+      cast_basis(it, x, b, cap);
       return;
     case AN_BASIS_SAVING:
       snprintf(b, cap, "the pattern's estimated saving, of %s ms/step in its kernels", x);

@@ -1156,3 +1156,93 @@ Test(locations, warmup_site_beside_a_step_site_is_not_shown, .init = setup, .fin
   te_rules_destroy(ref);
   free(t);
 }
+
+/* ------------------------------------------------------------------ casts */
+
+#define QKV_GEMM                                                                            \
+  "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT32x32x256_MI16x16x1_SN_LDSB1_AFC1_AFEM1_" \
+  "AFEM1_ASEM1_CLR1_CADS0"
+#define O_GEMM "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x256_MI16x16x1_SN_LDSB1"
+
+/* A vLLM decode of 32 tokens on ROCm, 2 steps of `layers` attention blocks as vLLM's
+ * gpt-oss runs them (the kernel names and times of vllm_gptoss_decode_fullgraph_amd): the QKV
+ * GEMM, a cast kernel `cast` of cast_us, RoPE, the KV-cache write, attention, o_proj; each
+ * with its launch call. The caller frees it. */
+static char *cast_decode(int layers, const char *cast, double cast_us) {
+  static const char *const names[] = {QKV_GEMM, NULL, ROPE, KVW, ATTN, O_GEMM};
+  double dur[] = {15.7, cast_us, 6.2, 5.8, 13.5, 10.0};
+  size_t len = 0;
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert_not_null(f, "a trace in memory");
+  fputs("{" ROCM "\"traceEvents\":[", f);
+  double t = 0;
+  int c = 1;
+  for (int s = 0; s < 2; s++) {
+    double start = t;
+    for (int l = 0; l < layers; l++)
+      for (size_t k = 0; k < sizeof dur / sizeof *dur; k++, c++) {
+        fprintf(f,
+                "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"hipLaunchKernel\",\"pid\":0,"
+                "\"tid\":1,\"ts\":%.3f,\"dur\":1,\"args\":{\"correlation\":%d}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
+                "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}}",
+                c > 1 ? "," : "", t, c, names[k] ? names[k] : cast, t + 2, dur[k], c);
+        t += dur[k] + 1;
+      }
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":"
+            "\"execute_32_context_0(sq0sk0)_generation_32(sq32sk3000)\",\"pid\":0,\"tid\":7,"
+            "\"ts\":%.3f,\"dur\":%.3f}",
+            start, t - start + 4);
+    t += 50;
+  }
+  fputs("]}", f);
+  cr_assert_eq(fclose(f), 0);
+  return buf;
+}
+
+static const an_summary_item *cast_item(const an_report *rep) {
+  for (size_t i = 0; i < rep->n_summary; i++)
+    if (rep->summary[i].action == AN_ACTION_FOLD_CAST) return &rep->summary[i];
+  return NULL;
+}
+
+/* Review 20 defect 9: a kernel whose fused op list is only a dtype cast (Inductor's
+ * triton_poi_fused__to_copy_N), once a layer between the QKV GEMM and RoPE, is an item bound
+ * by its time, naming the kernels on either side of it and what a cast before RoPE usually is;
+ * a fused kernel that also adds is no cast, and casts under summary.cast_min_pct of the step
+ * make no item. */
+Test(casts, a_cast_kernel_names_its_neighbours, .init = setup, .fini = teardown) {
+  char *t = cast_decode(4, CAST, 13.7);
+  an_report *rep = run_framework("vllm", t);
+  const an_summary_item *it = cast_item(rep);
+  cr_assert_not_null(it, "the cast kernel takes ~20%% of the step");
+  cr_expect_eq(it->count, 1);
+  cr_expect_float_eq(it->cast_per_step, 4, 1e-9, "one a layer");
+  cr_expect_float_eq(it->at_stake_us, 4 * 13.7, 1e-6, "its whole time: no shapes, no fused cost");
+  cr_expect_eq(it->cast_fused_us, 0);
+  cr_assert_not_null(it->cast_next);
+  cr_expect_str_eq(it->cast_next, ROPE);
+  cr_expect_float_eq(it->cast_next_pct, 100, 1e-9);
+  cr_assert_not_null(it->cast_prev);
+  cr_expect(strncmp(it->cast_prev, QKV_GEMM, strlen(QKV_GEMM)) == 0, "%s", it->cast_prev);
+  cr_expect_not_null(it->cast_hint, "a cast before RoPE: the packs' hint");
+  cr_expect_not_null(it->lever);
+  char *md = test_render(rp_markdown, rep, rules);
+  cr_expect(strstr(md, "only a dtype cast") && strstr(md, "`vllm::rotary_embedding_kernel`"),
+            "the item names the cast and its next kernel");
+  free(md);
+  an_report_destroy(rep);
+  free(t);
+  t = cast_decode(4, "triton_poi_fused__to_copy_add_1", 13.7);
+  rep = run_framework("vllm", t);
+  cr_expect_null(cast_item(rep), "a fused cast + add is no cast alone");
+  an_report_destroy(rep);
+  free(t);
+  t = cast_decode(4, CAST, 0.4); /* 0.7% of the step */
+  rep = run_framework("vllm", t);
+  cr_expect_null(cast_item(rep), "under summary.cast_min_pct of the step");
+  an_report_destroy(rep);
+  free(t);
+}

@@ -60,7 +60,7 @@ typedef struct te_list_map {
 #define TE_SUMMARY_ACTION_IDS                                                               \
   "tune|overlap|fusion_neighbour|check_deps|fusion|port|eliminate|sync|stall|launch_bound|" \
   "rank_skew|chain|fewer_bytes|dependency|investigate|slow_collective|kernel_lever|merge|"  \
-  "fold_gemm|batch|fp32"
+  "fold_gemm|batch|fp32|fold_cast"
 
 /* The points of roofline.attention_ceiling: masking (causal or full), head_dim, KV length
  * (the grid of the published figures its source gives). */
@@ -483,6 +483,12 @@ typedef struct te_list_map {
     "the batch lever needs its memory-bound weight GEMMs to take this share of the step")          \
   X(summary_batch_step, "summary.batch_step", NUMBER, 1, 1e6, 0, NULL,                             \
     "the factor the batch lever's bound raises the batch by (at most the GEMMs' ridge)")           \
+  X(summary_cast_hints, "summary.cast_hints", LIST_MAP, 0, 0, 0, NULL,                             \
+    "what a cast item says of the cast by the kernel after it: id -> text, the kernel named by "   \
+    "matcher cast_next_ID")                                                                        \
+  X(summary_cast_min_pct, "summary.cast_min_pct", NUMBER, 0, 100, 0, NULL,                         \
+    "cast kernels (matcher cast_kernel: a fused op list of dtype casts only) make an item from "   \
+    "this share of the step")                                                                      \
   X(summary_precision_min_pct, "summary.precision_min_pct", NUMBER, 0, 100, 0, NULL,               \
     "the precision item needs its rows to take this share of the step")                            \
   X(summary_fp32_categories, "summary.fp32_categories", LIST, 0, 0, 0, NULL,                       \
