@@ -1983,6 +1983,11 @@ typedef struct an_summary_item {
   /* The host-block item (kind AN_SUMMARY_HOST; review 18 defect 8): the stage's
    * an_stage_timeline.host_block. NULL otherwise. */
   const an_host_block *host_block;
+  /* The host-overhead lead (review 21 defect 10): a stage whose host work spans more than
+   * its GPU span (an_stage_timeline.host_exceeds) when no item clears the bar; bound the
+   * host span above the GPU span per step (basis idle, basis_us the host span), share of
+   * the host span. */
+  bool host_overhead;
   bool graph_unrecorded;
   double graph_hole_us;
   /* A launch-bound item of a stage whose host dispatches cheap ops at least

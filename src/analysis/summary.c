@@ -531,6 +531,21 @@ static void note_bottleneck(an_report *rep, const sm_stage *g) {
                                     .alloc_bound = g->alloc_bound};
 }
 
+/* With no numbered item, the host-overhead lead of each stage whose host spans more than
+ * its GPU (sm_host_overhead_lead), after the n leads kept; returns the leads. */
+static size_t host_overhead_leads(sm_ctx *c, an_report *rep, size_t n) {
+  c->n = n; /* the items kept: the new ones follow them */
+  for (size_t i = 0; i < rep->n_stages && !c->nomem; i++) {
+    if (!stage_facts(c, &rep->stages[i], &c->g)) continue;
+    sm_host_overhead_lead(c);
+  }
+  for (size_t i = n; i < c->n; i++) {
+    c->v[i].kernels = c->kpool;
+    c->v[i].rows = c->rpool;
+  }
+  return c->n;
+}
+
 static an_status build_items(an_report *rep, an_stage_report *stages, const te_rules *rules,
                              an_summary_data *out) {
   sm_ctx c = {.rep = rep,
@@ -561,6 +576,7 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
   sm_carried carried = carried_of(c.s);
   size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch, &carried), leads = 0;
   if (!c.nomem) n = pool_and_cap(&c, c.v, n, out, &leads);
+  if (!c.nomem && !n) leads = host_overhead_leads(&c, rep, leads);
   if (!c.nomem) order_folds(c.v, n);
   free(bneck);
   sm_levers_free(&c);

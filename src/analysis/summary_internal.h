@@ -139,6 +139,9 @@ bool sm_fp32_simt(const sm_ctx *c, const an_kernel_row *r);
  * device. */
 double sm_device_peak(const sm_ctx *c, te_peak p);
 void sm_investigate_items(sm_ctx *c);
+/* The current stage's host-overhead lead (host span over the GPU span), added when no item
+ * of the run cleared the bar. */
+void sm_host_overhead_lead(sm_ctx *c);
 
 /* Pools the ranked items v[0..n) of one stage and one root cause, each small
  * (summary.pool_below_pct), into one (members, kernels and rows stored in out) and marks

@@ -486,6 +486,28 @@ void sm_host_block_item(sm_ctx *c) {
   it->count = b->n;
 }
 
+/* sm_host_overhead_lead: a stage whose host work per step spans more than its GPU span,
+ * when nothing clears the bar (review 21 defect 10: hta_triton_tiny's host spans 855x its
+ * 1.8 us of kernels and the report said only "no action over the bar"): the GPU idles the
+ * rest of the host's span, so that is the bound; a share of the GPU span would mean
+ * nothing, so the share is of the host span. A lead: the trace cannot say whether the path
+ * is hot. */
+void sm_host_overhead_lead(sm_ctx *c) {
+  const an_stage_timeline *tl = c->g.st->timeline;
+  if (!tl || !tl->host_exceeds || tl->total.host_ns <= tl->total.span_ns) return;
+  double host_us = per_step_us(c, tl->total.host_ns);
+  an_summary_item *it = sm_add(c, AN_SUMMARY_HOST, AN_ACTION_HOST_STALL, 0, NULL,
+                               host_us - c->g.step_us, AN_BASIS_IDLE, host_us);
+  if (!it) return;
+  it->host_overhead = true;
+  it->timeline = tl;
+  it->step_us = host_us; /* the step as the host spans it */
+  it->share_pct = it->at_stake_us / host_us * 100.0;
+  it->lead = true;
+  /* its evidence: the stage's largest kernel, the GPU work the host's span wraps */
+  an_summary_anchor(it->anchor, sizeof it->anchor, "kernel", c->g.st->id, 0);
+}
+
 /* The allocator stalling every step: an item of cause i; a release lead before its
  * allocations (an alloc cause's child, release_extra in timeline.c) makes the clear's
  * place its lever: expandable segments or a warm-up before the clear cannot keep blocks the

@@ -257,7 +257,7 @@ static void bottleneck(rp_hw *hw) {
 }
 
 static void summary(rp_hw *hw) {
-  if (hw->rep->n_summary == 0) return;
+  if (hw->rep->n_summary == 0 && hw->rep->n_leads == 0) return;
   rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d>",
                hw->idp, 2 + hw->hd, 2 + hw->hd);
   bottleneck(hw);
@@ -267,12 +267,14 @@ static void summary(rp_hw *hw) {
     rp_hw_text(hw, filtered);
     rp_hw_printf(hw, "</p>");
   }
-  rp_hw_printf(hw, "<ol>");
-  for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
-  rp_hw_printf(hw, "</ol>");
+  if (hw->rep->n_summary) { /* a lead can stand alone (review 21 defect 10) */
+    rp_hw_printf(hw, "<ol>");
+    for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
+    rp_hw_printf(hw, "</ol>");
+  }
   if (hw->rep->n_leads) { /* unnumbered, after the list (as in the Markdown) */
     rp_hw_printf(hw, "<p class=\"leads\">");
-    rp_hw_text(hw, RP_LEADS_INTRO);
+    rp_hw_text(hw, hw->rep->n_summary ? RP_LEADS_INTRO : RP_LEADS_ALONE_INTRO);
     rp_hw_printf(hw, "</p><ul class=\"leads\">");
     for (size_t i = 0; i < hw->rep->n_leads; i++) {
       const an_summary_item *it = &hw->rep->summary[hw->rep->n_summary + i];

@@ -61,6 +61,18 @@ static void bottleneck_line(FILE *f, const an_bottleneck *b) {
           rp_bottleneck_tail(b, tail, sizeof tail));
 }
 
+/* The smaller leads after the numbered items (none: nothing). */
+static void leads_markdown(FILE *f, const an_report *r, rp_name_fn name, const void *ctx) {
+  if (!r->n_leads) return;
+  fprintf(f, "\n%s\n\n", r->n_summary ? RP_LEADS_INTRO : RP_LEADS_ALONE_INTRO);
+  for (size_t i = 0; i < r->n_leads; i++) {
+    md_item m = {f, name, ctx};
+    fputs("- ", f);
+    rp_item_parts(&r->summary[r->n_summary + i], r->run.workload.value, md_part, &m);
+    fputc('\n', f);
+  }
+}
+
 void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const void *ctx) {
   fputs("\n## What to try first\n\n", f);
   bottleneck_line(f, &r->bottleneck);
@@ -69,6 +81,7 @@ void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const voi
   if (!r->n_summary) {
     fputs("No action has a bound over the summary's bar (settings summary.*, docs/report.md).\n",
           f);
+    leads_markdown(f, r, name, ctx); /* a lead can stand alone (review 21 defect 10) */
     return;
   }
   fputs(
@@ -77,14 +90,7 @@ void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const voi
       f);
   for (size_t i = 0; i < r->n_summary; i++)
     summary_line(f, i, &r->summary[i], r->run.workload.value, name, ctx);
-  if (!r->n_leads) return;
-  fprintf(f, "\n%s\n\n", RP_LEADS_INTRO);
-  for (size_t i = 0; i < r->n_leads; i++) {
-    md_item m = {f, name, ctx};
-    fputs("- ", f);
-    rp_item_parts(&r->summary[r->n_summary + i], r->run.workload.value, md_part, &m);
-    fputc('\n', f);
-  }
+  leads_markdown(f, r, name, ctx);
 }
 
 /* ---------------------------------------------------------------- time account */

@@ -676,6 +676,15 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
     return "Stop the host waiting in a read back every step: find what the copy's stream waits "
            "on ahead of it, or read the value without blocking (a pinned buffer copied "
            "non_blocking with an event, or sizes the host already knows)";
+  /* the host's span dwarfs the GPU's and nothing cleared the bar (review 21 defect 10) */
+  if (it->host_overhead)
+    return it->compiled_run
+               ? "Toy-sized GPU work: the compiled region's host overhead dominates the step; "
+                 "on a hot path compile it with mode=\"reduce-overhead\" (CUDA graphs: one "
+                 "replay instead of the per-call host work), otherwise nothing to do"
+               : "Toy-sized GPU work: the host's overhead around it dominates the step; on a "
+                 "hot path capture it in a CUDA graph or batch more work per call, otherwise "
+                 "nothing to do";
   /* the trace lost graph-replayed work: its idle is unmeasured (review 17 defect 1) */
   if (it->graph_unrecorded)
     return "Capture this trace again before acting on its idle: it is missing graph-replayed "
@@ -2450,6 +2459,20 @@ static void unrecorded_basis(const an_summary_item *it, const char *x, char *b, 
            h, a->n_graph_holes, a->n_graph_holes == 1 ? "gap" : "gaps", g, busy, x);
 }
 
+/* The host-overhead lead's basis (review 21 defect 10): the host's span per step and its
+ * multiple of the GPU span, whose rest the GPU idles. */
+static void host_overhead_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  const an_time_account *a = &it->timeline->total;
+  char gpu[32];
+  rp_fmt_ms(gpu, sizeof gpu, rp_per_step_us(it->timeline, a->span_ns));
+  snprintf(b, cap,
+           "the host's work spans %s ms/step (the first to the last CPU op or runtime call of "
+           "the threads that launch GPU work, inside the step marker), %.0fx the GPU's %s ms "
+           "span: the GPU idles the rest of the host's span, which is what cutting the host's "
+           "overhead could win at most",
+           x, (double)a->host_ns / (double)a->span_ns, gpu);
+}
+
 /* The host-block item's basis (review 18 defect 8): the time blocked, the copy that took a
  * fraction of it, the stream's own work and the GPU's idle inside the calls. */
 static void readback_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
@@ -2682,6 +2705,10 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
   }
   if (it->graph_unrecorded) {
     unrecorded_basis(it, x, b, cap);
+    return;
+  }
+  if (it->host_overhead) {
+    host_overhead_basis(it, x, b, cap);
     return;
   }
   if (an_summary_capture_again(it)) { /* the filtered trace's idle, unbounded: idle basis */

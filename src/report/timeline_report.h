@@ -166,6 +166,11 @@ double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
   "No step markers: the stage's window (first kernel start to last kernel end) is the step; " \
   "with no marker nothing bounds the host's work before its first kernel or after its last, " \
   "so that work is not measured against the span (a step marker's CPU window would)."
+/* The line before the leads when no item is numbered (review 21 defect 10: a host-overhead
+ * lead stands alone), in every format. */
+#define RP_LEADS_ALONE_INTRO                                                              \
+  "Leads, not ranked: a loss the trace shows whose lever it cannot confirm (whether the " \
+  "path is hot, or whether a change is available)."
 /* The line before the smaller leads (an_report.n_leads), in every format. */
 #define RP_LEADS_INTRO                                                                      \
   "Smaller leads, not ranked: each under summary.lead_below_pct of the step, with a lever " \

@@ -18,7 +18,9 @@ It checks from the JSON report alone:
   it (no time counted twice);
 - per item: bound <= its basis time <= the step, and the basis time is at most what the
   report's own rows give for it, per step:
-    idle      <= the idle of the cause it links to;
+    idle      <= the idle of the cause it links to; a host-overhead lead (kind host,
+                 review 21 defect 10): <= the host span per step, its bound at most that
+                 less the GPU span;
     wait      <= the stage's collective time, and the bound <= the collectives' wait, or
                  on a directory <= what one rank of the tables' rank's group loses per step
                  to late arrivals (its Ranks section: a straggler or spread verdict, the
@@ -134,6 +136,11 @@ def basis_limit(item, stage, fail, rep=None):
     steps = max(tl.get("steps_counted", 0), 1)
     rows = {k["name"]: k for k in stage.get("kernels", [])}
     basis = item["basis"]
+    if basis == "idle" and item["kind"] == "host":  # the host-overhead lead
+        host, span = tl["total"]["host_us"] / steps, tl["total"]["span_us"] / steps
+        if item["bound_us_per_step"] > host - span + EPS:
+            fail(f"{item['anchor']}: bound over the host span above the GPU span")
+        return host
     if basis == "idle":
         causes = tl["total"]["causes"]
         rows = {int(r["row"].rsplit("-", 1)[1]) for r in item.get("rows", [])}
