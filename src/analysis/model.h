@@ -1818,9 +1818,6 @@ typedef struct an_summary_item {
    * longest operation inside a stall, or the activity named); kernel-lever items: the
    * lever of their family (lever_op its id). Borrowed; NULL: none. */
   const char *lever, *lever_op;
-  /* Kernel-lever items: the action the packs state for their lever (summary.lever_titles),
-   * NULL: the kernel lever's own ("remove these kernels"). Borrowed. */
-  const char *lever_title;
   /* Host-stall items: the lever is the packs' text for a framework's designed wait
    * (summary.levers designed_sync) that this host work came after, lever_op its frame
    * (an_idle_cause.designed): set where the item is built, so it holds after merges. */

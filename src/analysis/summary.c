@@ -408,12 +408,10 @@ static void merge_into(const sm_carried *carried, an_summary_item *into,
 }
 
 /* A kernel-lever item the bottleneck gate drops is still named by the banner (the first:
- * items arrive by score): the change removes kernels outright, a hint worth keeping. A fold
- * keeps one kernel, and a lever with its own action (summary.lever_titles: hot embedding rows)
- * shortens its kernels: neither removes them outright. */
+ * items arrive by score): the change removes kernels outright, a hint worth keeping. */
 static void note_dropped_lever(an_bottleneck *b, const an_summary_item *it) {
   if (!b->stage_label || b->lever_id || it->action != AN_ACTION_KERNEL_LEVER ||
-      it->basis != AN_BASIS_REMOVED || it->lever_title)
+      it->basis != AN_BASIS_REMOVED) /* a fold keeps one kernel: nothing removed outright */
     return;
   b->lever_id = it->lever_op;
   b->lever = it->lever;

@@ -50,7 +50,6 @@ typedef struct sm_stage {
  * (summary.no_sync_levers). */
 typedef struct sm_lever {
   const char *id, *text, *run_text;
-  const char *title; /* summary.lever_titles' action for a kernel lever; NULL: none */
   const te_matcher *name, *within, *op, *with, *with_kernel, *fused;
   bool sync, no_sync;
 } sm_lever;

@@ -1258,7 +1258,6 @@ static void kernel_lever(sm_ctx *c, const sm_lever *g, te_subject *subj) {
   }
   it->lever = g->run_text;
   it->lever_op = g->id;
-  it->lever_title = g->title;
   for (size_t i = 0; i < c->g.st->n_kernels; i++)
     if (lever_row(c, g, &c->g.st->kernels[i], subj)) sm_item_kernel(c, c->g.st->kernels[i].name);
 }
@@ -1401,8 +1400,6 @@ bool sm_levers_resolve(sm_ctx *c) {
         .sync = te_string_list_has(&c->s->summary_sync_levers, id),
         .no_sync = te_string_list_has(&c->s->summary_no_sync_levers, id),
     };
-    const te_string_list *title = te_list_map_get(&c->s->summary_lever_titles, id);
-    c->levers[c->n_levers - 1].title = title && title->n ? title->items[0] : NULL;
   }
   /* a kernel lever takes the first entry of its id (te_list_map_get), when it has a text */
   for (size_t i = 0; i < kl->n; i++)

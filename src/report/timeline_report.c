@@ -704,8 +704,6 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   const char *ranks =
       it->rank_group && !it->rank_group_partial ? rank_wait_action(it->rank_group) : NULL;
   if (ranks) return ranks;
-  /* a kernel lever whose change shortens its kernels: the packs' words for it */
-  if (it->action == AN_ACTION_KERNEL_LEVER && it->lever_title) return it->lever_title;
   /* a slow host copy already prefetched on its own stream: its rate is the lever */
   if (it->copy_gbs > 0)
     return "Raise the copy's rate: it already runs on a stream of its own, so what stays "

@@ -13,7 +13,6 @@
 #include "cli/rules_setup.h"
 #include "default_rules.h"
 #include "report/text.h"
-#include "report/timeline_report.h"
 #include "run_trace.h"
 
 static te_rules *rules;
@@ -1244,96 +1243,6 @@ Test(casts, a_cast_kernel_names_its_neighbours, .init = setup, .fini = teardown)
   t = cast_decode(4, CAST, 0.4); /* 0.7% of the step */
   rep = run_framework("vllm", t);
   cr_expect_null(cast_item(rep), "under summary.cast_min_pct of the step");
-  an_report_destroy(rep);
-  free(t);
-}
-
-/* ------------------------------------------------------------------ hot embedding rows */
-
-#define TBE_CTA                                                                            \
-  "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<" \
-  "c10::Half, c10::Half, float, 1ul, 32>(at::GenericPackedTensorAccessor<c10::Half, 2ul, " \
-  "at::RestrictPtrTraits, long>)"
-#define TBE_WARP                                                                            \
-  "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_warp_per_row_1<" \
-  "c10::Half, c10::Half, float, 1ul, 32>(at::GenericPackedTensorAccessor<c10::Half, 2ul, "  \
-  "at::RestrictPtrTraits, long>)"
-#define TBE_FWD                                                                                  \
-  "void split_embedding_codegen_forward_unweighted_kernel<Half, Half, float, false, long, 2ul, " \
-  "32ul>"
-#define MLP_GEMM "ampere_sgemm_128x128_tn"
-
-/* A TorchRec training step on an A100 as hta_async_cpu_to_gpu_a100 runs it, 3 ProfilerSteps:
- * the TBE forward, an MLP GEMM, then the TBE backward's short runs (warp_per_row) and, when
- * cta_us > 0, its long runs (cta_per_row). The caller frees it. */
-static char *tbe_step(double cta_us) {
-  static const char *const names[] = {TBE_FWD, MLP_GEMM, TBE_WARP, TBE_CTA};
-  double dur[] = {1500, 2500, 1200, cta_us};
-  size_t len = 0;
-  char *buf = NULL;
-  FILE *f = open_memstream(&buf, &len);
-  cr_assert_not_null(f, "a trace in memory");
-  fputs(
-      "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"computeMajor\":8,"
-      "\"computeMinor\":0}],\"traceEvents\":[",
-      f);
-  double t = 0;
-  int c = 1;
-  for (int s = 0; s < 3; s++) {
-    double start = t;
-    for (size_t k = 0; k < sizeof dur / sizeof *dur; k++) {
-      if (dur[k] <= 0) continue;
-      fprintf(f,
-              "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,"
-              "\"tid\":1,\"ts\":%.3f,\"dur\":4,\"args\":{\"correlation\":%d}},"
-              "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
-              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}}",
-              c > 1 ? "," : "", t, c, names[k], t + 5, dur[k], c);
-      c++;
-      t += dur[k] + 6;
-    }
-    fprintf(f,
-            ",{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":0,"
-            "\"tid\":1,\"ts\":%.3f,\"dur\":%.3f}",
-            s + 10, start, t - start + 2);
-    t += 100;
-  }
-  fputs("]}", f);
-  cr_assert_eq(fclose(f), 0);
-  return buf;
-}
-
-static const an_summary_item *lever_item(const an_report *rep, const char *id) {
-  for (size_t i = 0; i < rep->n_summary + rep->n_leads; i++) {
-    const an_summary_item *it = &rep->summary[i];
-    if (it->action == AN_ACTION_KERNEL_LEVER && it->lever_op && !strcmp(it->lever_op, id))
-      return it;
-  }
-  return NULL;
-}
-
-/* Review 20 defect 8: FBGEMM's TBE backward runs rows hit many times in a batch (runs of at
- * least max_segment_length_per_warp lookups) in its cta_per_row kernel: time there is hot
- * rows, and the item says so with the packs' action and lever, bound by that kernel's time;
- * the short runs' warp_per_row kernel is no part of it, and a step without long runs makes
- * no item. */
-Test(levers, tbe_cta_per_row_is_hot_rows, .init = setup, .fini = teardown) {
-  char *t = tbe_step(2200);
-  an_report *rep = run_framework(NULL, t);
-  const an_summary_item *it = lever_item(rep, "tbe_hot_rows");
-  cr_assert_not_null(it, "the cta_per_row kernel takes ~30%% of the step");
-  cr_expect_eq(it->count, 1, "the cta_per_row kernel alone, not warp_per_row");
-  cr_expect_float_eq(it->at_stake_us, 2200, 1e-6, "its time a step, nothing beside it");
-  cr_assert_not_null(it->lever_title);
-  cr_expect(strstr(it->lever_title, "hot embedding rows") != NULL, "%s", it->lever_title);
-  cr_expect_str_eq(rp_summary_action(it, rep->run.workload.value), it->lever_title);
-  cr_assert_not_null(it->lever);
-  cr_expect(strstr(it->lever, "max_segment_length_per_warp") != NULL, "%s", it->lever);
-  an_report_destroy(rep);
-  free(t);
-  t = tbe_step(0);
-  rep = run_framework(NULL, t);
-  cr_expect_null(lever_item(rep, "tbe_hot_rows"), "no long runs, no item");
   an_report_destroy(rep);
   free(t);
 }

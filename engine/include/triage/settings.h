@@ -420,9 +420,6 @@ typedef struct te_list_map {
   X(summary_lead_below_pct, "summary.lead_below_pct", NUMBER, 0, 100, 0, NULL,                     \
     "an item under this share of the step whose lever is hedged goes on the unnumbered 'Smaller "  \
     "leads' line")                                                                                 \
-  X(summary_lever_titles, "summary.lever_titles", LIST_MAP, 0, 0, 0, NULL,                         \
-    "kernel lever id (summary.kernel_levers) -> the action its item states, for a change that "    \
-    "shortens its kernels rather than removing them")                                              \
   X(summary_hedged_levers, "summary.hedged_levers", LIST, 0, 0, 0, NULL,                           \
     "lever ids (summary.levers) whose change the trace cannot show is available: their items "     \
     "are hedged")                                                                                  \
