@@ -317,10 +317,14 @@ typedef struct sort_item {
   unsigned char pad[292];
 } sort_item;
 
+/* key and id are loaded by memcpy: a 13-byte item sits at any address, where a member
+ * access through sort_item would be misaligned (UBSan's alignment check). */
 static int cmp_item(const void *a, const void *b) {
-  const sort_item *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return x->id < y->id ? -1 : (x->id > y->id);
+  uint32_t x[2], y[2];
+  memcpy(x, a, sizeof x);
+  memcpy(y, b, sizeof y);
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return x[1] < y[1] ? -1 : (x[1] > y[1]);
 }
 static int cmp_item_ctx(const void *a, const void *b, void *ctx) {
   ++*(size_t *)ctx;
