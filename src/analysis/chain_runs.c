@@ -139,17 +139,18 @@ static bool links_of(const an_stage_tables *st, const te_rules *rules, ut_u64map
   return true;
 }
 
-/* The name m counts most often (the lower address on a tie: the same run gives the same
- * answer), NULL when empty; *n its count. */
+/* The name m counts most often (on a tie the name first in byte order: the map's slots
+ * follow the names' addresses, which move between runs, and the report must not), NULL when
+ * empty; *n its count. */
 static const char *most_common(const ut_u64map *m, size_t *n) {
   const char *best = NULL;
   uint64_t most = 0;
   for (size_t i = 0; i < m->cap; i++) {
     const ut_u64map_slot *e = &m->slots[i];
-    if (!e->key || e->val < most || (e->val == most && e->key > (uint64_t)(uintptr_t)best))
-      continue;
+    const char *name = (const char *)(uintptr_t)e->key;
+    if (!e->key || e->val < most || (e->val == most && best && strcmp(name, best) > 0)) continue;
     most = e->val;
-    best = (const char *)(uintptr_t)e->key;
+    best = name;
   }
   *n = (size_t)most;
   return best;
