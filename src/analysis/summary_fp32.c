@@ -24,10 +24,6 @@
 
 #include "analysis/summary_internal.h"
 
-static bool hits(const te_matcher *m, const char *s) {
-  return m && s && te_matcher_match(m, s, strlen(s));
-}
-
 /* The device's 16-bit tensor-core peak autocast runs at (bf16, else fp16); *dtype its id. */
 static double amp_peak(const sm_ctx *c, const char **dtype) {
   double bf16 = sm_device_peak(c, TE_PEAK_BF16);
@@ -36,7 +32,7 @@ static double amp_peak(const sm_ctx *c, const char **dtype) {
 }
 
 bool sm_fp32_simt(const sm_ctx *c, const an_kernel_row *r) {
-  if (!hits(c->fp32_simt, r->name)) return false;
+  if (!sm_hits(c->fp32_simt, r->name)) return false;
   const char *dt;
   double fp32 = sm_device_peak(c, TE_PEAK_FP32);
   return fp32 > 0 && (sm_device_peak(c, TE_PEAK_TF32) > fp32 || amp_peak(c, &dt) > fp32);
@@ -64,7 +60,7 @@ static double faster(double x, double ratio, double floor) {
 /* Adds row r (x us per step) to the lever's sums; false: no FP32 matmul row. */
 static bool add_row(const sm_ctx *c, const an_kernel_row *r, double x, an_fp32_lever *l) {
   bool simt = sm_fp32_simt(c, r);
-  if (!simt && !hits(c->tf32_matmul, r->name)) return false;
+  if (!simt && !sm_hits(c->tf32_matmul, r->name)) return false;
   const an_roofline *f = an_row_roofline(c->g.st, r);
   l->no_bytes += !(f && f->bytes > 0);
   double amp_floor = floor_share(c, r, 0.5); /* 16-bit operands: half the bytes */
@@ -91,7 +87,7 @@ static void add_members(sm_ctx *c, an_summary_item *it, bool tf32, size_t top) {
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
     bool simt = sm_fp32_simt(c, r);
-    if (!r->shown || sm_row_per_step(c, r) <= 0 || (!simt && !hits(c->tf32_matmul, r->name)))
+    if (!r->shown || sm_row_per_step(c, r) <= 0 || (!simt && !sm_hits(c->tf32_matmul, r->name)))
       continue;
     if (simt || !tf32) sm_item_kernel(c, r->name);
     if (i != top) sm_item_more(it, "kernel", st->id, i);

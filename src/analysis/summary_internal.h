@@ -131,6 +131,8 @@ void sm_batch_item(sm_ctx *c);
 /* The FP32 matmul lever of a stage: TF32 for GEMMs on the CUDA cores, autocast for a stage
  * whose matmuls run in FP32 or TF32 (review 20 defects 3 and 6; summary_fp32.c). */
 void sm_fp32_item(sm_ctx *c);
+/* Whether matcher m (NULL: none) matches NUL-terminated s (NULL: no). */
+bool sm_hits(const te_matcher *m, const char *s);
 /* Whether kernel row r is a GEMM on the CUDA cores that a tensor-core format of the run's
  * device speeds up: its lever is the FP32 item's, never a tuning pass. */
 bool sm_fp32_simt(const sm_ctx *c, const an_kernel_row *r);

@@ -29,7 +29,7 @@
 /* "OP DIMS" text a lever's op matcher reads (longer Input Dims are cut: no match) */
 #define LEVER_OP_TEXT 512
 
-static bool hits(const te_matcher *m, const char *s) {
+bool sm_hits(const te_matcher *m, const char *s) {
   return m && s && te_matcher_match(m, s, strlen(s));
 }
 
@@ -192,7 +192,7 @@ const char *an_summary_lever(const te_rules *rules, const char *op) {
     /* with no stall around the op, neither a sync nor the activity a lever needs is known */
     if (te_string_list_has(&s->summary_sync_levers, l->keys[k]) || te_rules_matcher(rules, within))
       continue;
-    if (l->values[k].n && hits(te_rules_matcher(rules, name), op)) return l->values[k].items[0];
+    if (l->values[k].n && sm_hits(te_rules_matcher(rules, name), op)) return l->values[k].items[0];
   }
   return NULL;
 }
@@ -209,9 +209,10 @@ static bool lever_in_use(const sm_ctx *c, const char *id) {
     const an_stage_report *st = &c->rep->stages[s];
     for (size_t k = 0; k < st->n_kernels; k++) {
       const an_kernel_row *r = &st->kernels[k];
-      if (hits(m, r->name)) return true;
+      if (sm_hits(m, r->name)) return true;
       for (size_t i = 0; i < r->n_shown_sites; i++)
-        if (hits(m, r->shown_sites[i]->location) || hits(m, r->shown_sites[i]->stack)) return true;
+        if (sm_hits(m, r->shown_sites[i]->location) || sm_hits(m, r->shown_sites[i]->stack))
+          return true;
     }
   }
   return false;
@@ -245,11 +246,11 @@ static const char *lever_text(const sm_ctx *c, const char *id, const char *gener
  * some optimizer classes have. */
 static bool lever_within(const sm_ctx *c, const an_summary_item *it, const sm_lever *lv) {
   const te_matcher *m = lv->within;
-  if (!m || hits(m, it->what)) return true;
+  if (!m || sm_hits(m, it->what)) return true;
   const an_idle_cause *v = it->timeline->total.causes;
   for (size_t k = 0; k < it->n_rows; k++) {
     const an_idle_cause *x = &v[c->rpool[c->nr - it->n_rows + k].row];
-    if (hits(m, x->what) || hits(m, x->region)) return true;
+    if (sm_hits(m, x->what) || sm_hits(m, x->region)) return true;
   }
   return false;
 }
@@ -263,7 +264,7 @@ static const char *stall_lever_of(const sm_ctx *c, const an_summary_item *it, co
   bool sync = it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_SYNC;
   for (size_t k = 0; op && k < c->n_levers; k++) {
     const sm_lever *lv = &c->levers[k];
-    if (!lv->text || !hits(lv->name, op)) continue;
+    if (!lv->text || !sm_hits(lv->name, op)) continue;
     if (lv->sync && !sync) continue;
     /* a filtered trace dropped the calls that launch nothing: no sync is not shown */
     if (lv->no_sync && c->g.st->host_filtered) continue;
@@ -318,8 +319,8 @@ static const char *peer_stage(const sm_ctx *c, const an_summary_item *it) {
   for (size_t k = 0; m && k < it->n_rows; k++) {
     const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows + k].row];
     if (x->kind != AN_IDLE_OUTSIDE || !x->child) continue; /* no blocking call: no lead */
-    if (hits(m, x->region)) return x->region;
-    if (hits(m, x->child)) return x->child;
+    if (sm_hits(m, x->region)) return x->region;
+    if (sm_hits(m, x->child)) return x->child;
   }
   return NULL;
 }
@@ -337,7 +338,7 @@ static void queue_lever(const sm_ctx *c, an_summary_item *it) {
   if (x->kind != AN_IDLE_OUTSIDE || !c->queued_outside) return;
   const char *stage = peer_stage(c, it);
   const char *peers = stage && peers_late(c, it->timeline) ? c->queued_peers : NULL;
-  bool graph = !peers && c->queued_graph && hits(c->graph_launch, x->what);
+  bool graph = !peers && c->queued_graph && sm_hits(c->graph_launch, x->what);
   it->lever = peers ? peers : graph ? c->queued_graph : c->queued_outside;
   it->lever_op = peers ? stage : graph ? x->what : NULL;
   it->lever_next = peers ? c->queued_outside : NULL;
@@ -988,8 +989,8 @@ static bool link_kind(const te_rules *rules, const an_kernel_row *r) {
   const te_settings *s = te_rules_settings(rules);
   return te_string_list_has(&s->summary_chain_categories, r->category) &&
          !te_string_list_has(&s->summary_chain_exclude_kinds, r->kind) &&
-         !hits(te_rules_matcher(rules, "already_fused_kernel"), r->name) &&
-         !hits(te_rules_matcher(rules, "chain_exclude_kernel"), r->name);
+         !sm_hits(te_rules_matcher(rules, "already_fused_kernel"), r->name) &&
+         !sm_hits(te_rules_matcher(rules, "chain_exclude_kernel"), r->name);
 }
 
 static bool chain_kind_row(const te_rules *rules, const an_stage_report *st,
@@ -1172,7 +1173,7 @@ static bool shapes_hit(const sm_ctx *c, const an_kernel_row *r, const te_matcher
   for (size_t i = 0; f && i < f->n_shapes; i++) {
     snprintf(text, sizeof text, "%s %s", f->shapes[i].op ? f->shapes[i].op : "",
              f->shapes[i].dims ? f->shapes[i].dims : "");
-    if (hits(m, text)) return true;
+    if (sm_hits(m, text)) return true;
   }
   return false;
 }
@@ -1181,7 +1182,7 @@ static bool shapes_hit(const sm_ctx *c, const an_kernel_row *r, const te_matcher
  * a copy of every kernel name asked: 12 MB at 262,144 names); subj NULL (out of memory):
  * the cached match, the same answer. */
 static bool name_hits(te_subject *subj, const te_matcher *m, const char *name) {
-  if (!subj || !m || !name) return hits(m, name);
+  if (!subj || !m || !name) return sm_hits(m, name);
   te_subject_set(subj, name, strlen(name));
   return te_matcher_match_subject(m, subj);
 }
@@ -1298,7 +1299,7 @@ static const char *cast_hint(const sm_ctx *c, const char *next) {
   for (size_t k = 0; next && k < h->n; k++) {
     char name[96];
     snprintf(name, sizeof name, "cast_next_%s", h->keys[k]);
-    if (h->values[k].n && hits(te_rules_matcher(c->rules, name), next))
+    if (h->values[k].n && sm_hits(te_rules_matcher(c->rules, name), next))
       return h->values[k].items[0];
   }
   return NULL;
