@@ -125,16 +125,19 @@ static bool walk_block(block_work *w, const an_stage_kernels *sk) {
 }
 
 /* The stage's chain links and its cast kernels (matcher cast_kernel) by canonical name (the
- * rows hold the map's copies). */
-static bool links_of(const an_stage_tables *st, const te_rules *rules, ut_u64map *links,
-                     ut_u64map *casts) {
+ * rows hold the map's copies). A row is asked once a block, so the cast matcher is asked
+ * through a subject, which remembers no answer: te_matcher_match's cache would keep every
+ * distinct kernel name until the run ends (262,145 names: +8.2 MB of heap at the peak,
+ * docs/performance.md, issue 32 session 20). */
+static bool links_of(const an_stage_tables *st, const te_rules *rules, te_subject *subj,
+                     ut_u64map *links, ut_u64map *casts) {
   const te_matcher *cast = te_rules_matcher(rules, "cast_kernel");
   for (size_t i = 0; i < st->n_rows; i++) {
     uint64_t key = (uint64_t)(uintptr_t)st->rows[i].name;
     if (an_summary_chain_link(rules, &st->rows[i]) && !ut_u64map_put(links, key, 1)) return false;
-    if (cast && te_matcher_match(cast, st->rows[i].name, strlen(st->rows[i].name)) &&
-        !ut_u64map_put(casts, key, 1))
-      return false;
+    if (!cast) continue;
+    te_subject_set(subj, st->rows[i].name, strlen(st->rows[i].name));
+    if (te_matcher_match_subject(cast, subj) && !ut_u64map_put(casts, key, 1)) return false;
   }
   return true;
 }
@@ -168,7 +171,8 @@ an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const 
                               const an_kernel_map *kmap, const te_rules *rules,
                               an_opaque_probes *probes, an_tables *tables) {
   cast_tally *tallies = calloc(tables->n_stages ? tables->n_stages : 1, sizeof *tallies);
-  bool ok = tallies != NULL;
+  te_subject *subj = te_subject_create();
+  bool ok = tallies && subj;
   for (size_t s = 0; s < tables->n_stages; s++) tables->stages[s].chain = (an_chain_runs){0};
   for (size_t vi = 0; ok && vi < n_views; vi++) {
     const an_trace_view *v = &views[vi];
@@ -186,7 +190,7 @@ an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const 
                       .casts = &casts,
                       .tally = &tallies[st - tables->stages],
                       .out = &st->chain};
-      ok = links_of(st, rules, &links, &casts) && walk_block(&w, &v->stages[b]);
+      ok = links_of(st, rules, subj, &links, &casts) && walk_block(&w, &v->stages[b]);
       ut_u64map_free(&w.lanes);
       free(w.lane);
       ut_u64map_free(&links);
@@ -196,5 +200,6 @@ an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const 
   for (size_t s = 0; tallies && s < tables->n_stages; s++)
     cast_finish(&tables->stages[s].chain, &tallies[s]);
   free(tallies);
+  te_subject_destroy(subj);
   return ok ? AN_OK : AN_ERR_NOMEM;
 }
