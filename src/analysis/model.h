@@ -1941,6 +1941,10 @@ typedef struct an_summary_item {
    * (an_rank_group.balanced_excess_per_step_us), which binds below the loss (false: the
    * loss binds, or no imbalance) */
   bool rank_balanced;
+  /* that even share (ms/step) and the ranks it spreads over: the group's, or the run's
+   * (world_size) when ranks of the run are unread (rank_group_partial) */
+  double rank_even_us;
+  size_t rank_even_of;
   /* wait items: the steps' first collectives whose wait is unknown, per step (where a late
    * rank's arrival lands, unmeasured: an_wait_story) */
   double first_unknown_us;
@@ -2322,11 +2326,12 @@ typedef struct an_rank_excess {
   const char *category; /* its kernel category */
   double straggler_us, peers_us;
   double per_step_us; /* (straggler_us - peers_us) per counted step; the total without steps */
-  /* In a sampled group (each trace keeps its own subset of the launches) the family is
-   * compared over the kernels every rank ran: a kernel only some ranks' samples hold weighs
-   * on one side only (review 19 defect 10: hta_sampled_2ranks' weighted embedding kernels,
-   * 23.9 ms only rank 0's sample holds, made rank 1's 2.6x read 1.7x). The family's time
-   * in the kernels left out, on the straggler and the others' median; 0 otherwise. */
+  /* In a sampled group (each trace keeps its own subset of the launches) a kernel a rank
+   * lacks while its CPU side launched it (its launching op ran as often a step: an
+   * an_rank_kernel.launcher) is one its sample dropped, left out; one a rank's ops never
+   * launch is the sharding plan and counts (blind review 22 defect 2: hta_sampled_2ranks'
+   * weighted lookups, 24.03 ms, run by rank 0's second lookup a step). The family's time in
+   * the kernels left out, on the straggler and the others' median; 0 otherwise. */
   double straggler_left_us, peers_left_us;
 } an_rank_excess;
 
@@ -2445,6 +2450,13 @@ typedef struct an_rank_kernel {
    * sampled trace kept is no imbalance (rank_excess.c); 0: unknown (older rank data) */
   size_t launches;
   double max_us;
+  /* in a filtered trace, the CPU op around its first launch call (innermost) and how many
+   * of that op's instances launched the stage's kernels on this rank: a peer's sample
+   * that lacks the kernel dropped it only when its own ops of that name ran as often per
+   * step, else its CPU side never launched it (the sharding plan: rank_excess.c).
+   * launcher NULL: unknown (unfiltered, or older rank data) */
+  const char *launcher;
+  size_t launcher_ops;
 } an_rank_kernel;
 
 #define AN_RANK_NO_PG (-1L)

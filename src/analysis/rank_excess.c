@@ -60,19 +60,36 @@ static const family *families(memo *m, size_t i) {
   return m->fam[i] = v;
 }
 
-/* Whether every part of mem[0..n) ran kernel `name`. */
-static bool every_rank_ran(const memo *m, const size_t *mem, size_t n, const char *name) {
+/* Instances per step of op `launcher` that launched the part's kernels (0: none ran). */
+static double launcher_rate(const an_rank_part *p, const char *launcher) {
+  for (size_t k = 0; k < p->names.n; k++)
+    if (p->kern[k].launcher && strcmp(p->kern[k].launcher, launcher) == 0)
+      return (double)p->kern[k].launcher_ops / (double)(p->n_steps ? p->n_steps : 1);
+  return 0;
+}
+
+/* Whether kernel k of parts[i] is a sampling gap of the group's members mem[0..n): a member
+ * lacks it and that member's CPU side launched it, its launching op run at least as often
+ * a step (the sample kept the op's launches, dropped this kernel's). A member whose ops
+ * never launch it runs another share of the work: the sharding plan (a rank with more
+ * tables runs the weighted lookups too), which counts. Unknown launchers: a gap. */
+static bool sampling_gap(const memo *m, const size_t *mem, size_t n, size_t i,
+                         const an_rank_kernel *k) {
+  const an_rank_part *p = m->parts[i];
+  double mine = k->launcher ? (double)k->launcher_ops / (double)(p->n_steps ? p->n_steps : 1) : 0;
   for (size_t r = 0; r < n; r++) {
-    const an_rank_part *p = m->parts[mem[r]];
-    long k = ut_strmap_find(&p->names, name, strlen(name));
-    if (k < 0 || p->kern[k].total_us <= 0) return false;
+    const an_rank_part *q = m->parts[mem[r]];
+    long j = ut_strmap_find(&q->names, k->name, strlen(k->name));
+    if (j >= 0 && q->kern[j].total_us > 0) continue; /* it ran there */
+    bool known = k->launcher && q->launchers.n;      /* q's launchers read */
+    if (!known || launcher_rate(q, k->launcher) >= mine) return true;
   }
-  return true;
+  return false;
 }
 
 /* The family's kernel time on parts[i] (communication left out: waits, not work) and its
- * longest launch (0: unknown); with `shared` (the group's members, n of them), only over
- * the kernels every member ran, the rest in *left. false when out of memory. */
+ * longest launch (0: unknown); with `shared` (the group's members, n of them), leaving
+ * out the sampling gaps (sampling_gap) into *left. false when out of memory. */
 static bool family_us(memo *m, size_t i, const family *f, const size_t *shared, size_t n,
                       double *us, double *longest, double *left) {
   const an_rank_part *p = m->parts[i];
@@ -81,7 +98,7 @@ static bool family_us(memo *m, size_t i, const family *f, const size_t *shared, 
   double t = 0, top = 0, out = 0;
   for (size_t k = 0; k < p->names.n; k++) {
     if (p->kern[k].cls == AN_RANK_COMM || !same_family(&fam[k], f)) continue;
-    if (shared && !every_rank_ran(m, shared, n, p->kern[k].name)) {
+    if (shared && sampling_gap(m, shared, n, i, &p->kern[k])) {
       out += p->kern[k].total_us;
       continue;
     }
@@ -131,7 +148,7 @@ static bool add_family(an_rank_owner *o, memo *mm, const size_t *mem, an_rank_gr
     if (same_family(&(family){w->v[i].family, w->v[i].is_kernel, NULL}, f)) return true;
   double mine = 0, longest = 0, top = 0, mine_left = 0;
   size_t m = 0;
-  /* each sample holds its own launches: compare what every rank ran */
+  /* each sample holds its own launches: leave out the kernels a sample dropped */
   bool sampled = sampled_group(mm, mem, g);
   double *left = scratch + g->n_ranks; /* the peers' left out */
   for (size_t r = 0; r < g->n_ranks; r++) {

@@ -11,6 +11,7 @@
 #include "analysis/collective_names.h"
 #include "analysis/kmap_internal.h"
 #include "analysis/launch_context.h"
+#include "analysis/op_nest.h"
 #include "analysis/ranks_internal.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
@@ -38,6 +39,7 @@ void an_rank_part_free(an_rank_part *p) {
   if (!p) return;
   ut_strmap_free(&p->names);
   ut_strmap_free(&p->contexts);
+  ut_strmap_free(&p->launchers);
   free(p->kern);
   free(p->colls);
   free(p->kinds);
@@ -145,8 +147,8 @@ static long name_index(an_rank_part *s, const char *raw, const namer *nm) {
   if (!kern) return -1;
   s->kern = kern;
   const char *category = name_category(nm, s->names.keys[idx], id);
-  s->kern[idx] =
-      (an_rank_kernel){s->names.keys[idx], category, name_class(nm->rules, category), 0, 0, 0};
+  s->kern[idx] = (an_rank_kernel){
+      s->names.keys[idx], category, name_class(nm->rules, category), 0, 0, 0, NULL, 0};
   return idx;
 }
 
@@ -407,6 +409,7 @@ typedef struct part_input {
   const tr_event *base;        /* the trace's kernel array */
   size_t *per_step;            /* collectives seen so far per counted step */
   an_launch_context *launches; /* the trace's launch contexts; NULL: none read */
+  const an_op_nest *ops;       /* a filtered trace's CPU-op nest; NULL: launchers not read */
   const namer *nm;
 } part_input;
 
@@ -522,6 +525,44 @@ static bool add_collectives(an_rank_part *s, const part_input *pi, const tr_even
   return ok;
 }
 
+/* The launching op of each of k[0..n) (index_of as in add_kernels) when the trace was
+ * filtered: each sample keeps its own launches, and a peer's lacking a kernel is a dropped
+ * launch only when that peer ran its launching op as often (an_rank_kernel.launcher).
+ * Counts each op instance once however many kernels it launched. false when out of
+ * memory. */
+static bool add_launchers(an_rank_part *s, const part_input *pi, const tr_event **k, size_t n,
+                          const uint32_t *index_of) {
+  if (!pi->ops) return true;
+  ut_u64map seen = {0};          /* op instances counted, by address */
+  size_t *count = NULL, cap = 0; /* instances per launcher, by its index */
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) {
+    const tr_event *launch = kernel_launch(pi, k[i]);
+    const tr_event *op = launch ? an_op_nest_around(pi->ops, launch) : NULL;
+    if (!op) continue;
+    const char *name = tr_str_get(pi->t, op->name);
+    long id = ut_strmap_put(&s->launchers, name, strlen(name));
+    size_t *c = id >= 0 ? ut_grow_zeroed(count, &cap, s->launchers.n, sizeof *c) : NULL;
+    if (!(ok = c != NULL)) break;
+    count = c;
+    uint64_t had;
+    if (!ut_u64map_get(&seen, (uintptr_t)op, &had)) {
+      ok = ut_u64map_put(&seen, (uintptr_t)op, 1);
+      count[id]++;
+    }
+    an_rank_kernel *kn = &s->kern[index_of[k[i]->name] - 1];
+    if (!kn->launcher) kn->launcher = s->launchers.keys[id];
+  }
+  for (size_t i = 0; ok && i < s->names.n; i++) {
+    an_rank_kernel *kn = &s->kern[i];
+    if (kn->launcher)
+      kn->launcher_ops = count[ut_strmap_find(&s->launchers, kn->launcher, strlen(kn->launcher))];
+  }
+  ut_u64map_free(&seen);
+  free(count);
+  return ok;
+}
+
 static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **k, uint8_t *cls,
                         size_t n, const namer *nm) {
   /* one entry per distinct name, so at most one per kernel and per string of the trace:
@@ -556,7 +597,7 @@ static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **
     long step = work_step(pi->steps, pi->t, pi->ord, pi->base, k[i]);
     if (cls[i] != AN_RANK_COMM && step >= 0) s->steps[step].compute_us += dur;
   }
-  ok = ok && add_collectives(s, pi, k, cls, n, index_of);
+  ok = ok && add_collectives(s, pi, k, cls, n, index_of) && add_launchers(s, pi, k, n, index_of);
   free(index_of);
   s->kern = ut_shrink(s->kern, &s->cap_kern, s->names.n, sizeof *s->kern);
   /* a rank's summary lives until every rank is read: no doubling slack kept */
@@ -566,7 +607,8 @@ static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **
 
 /* One stage of the view: its kernels in start order, their classes, steps and groups. */
 static bool summarize_stage(an_rank_part *p, const an_stage_kernels *sk, const namer *nm,
-                            const tr_trace *t, const an_steps *st, an_launch_context *lx) {
+                            const tr_trace *t, const an_steps *st, an_launch_context *lx,
+                            const an_op_nest *ops) {
   size_t n = sk->n, nk = 0;
   const tr_event **k = malloc((n ? n : 1) * sizeof *k);
   uint8_t *cls = malloc(n ? n : 1);
@@ -577,7 +619,8 @@ static bool summarize_stage(an_rank_part *p, const an_stage_kernels *sk, const n
   if (ok) {
     memcpy(k, sk->kernels, n * sizeof *k);
     ut_sort(k, n, sizeof *k, cmp_event_ptr, (void *)(uintptr_t)t); /* in order already: one run */
-    part_input pi = {t, st, ord, cpu_ts, tr_trace_events(t, TR_KIND_KERNEL, &nk), per_step, lx, nm};
+    part_input pi = {t,        st, ord, cpu_ts, tr_trace_events(t, TR_KIND_KERNEL, &nk),
+                     per_step, lx, ops, nm};
     ok = add_kernels(p, &pi, k, cls, n, nm) && sweep(p, t, k, cls, n);
   }
   free(cpu_ts);
@@ -651,9 +694,12 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
   /* the view's, shared with the time account and the overlap table */
   an_launch_context *lx = ok ? an_trace_view_launches(v) : NULL;
   ok = ok && lx;
+  /* a sample's launching ops (the filter's count built the nest already) */
+  const an_op_nest *ops = ok && s->filtered ? an_trace_view_ops(v) : NULL;
+  ok = ok && (ops || !s->filtered);
   for (size_t i = 0; ok && i < v->n_stages; i++) {
     an_rank_part *p = add_part(s, rank, v->stages[i].stage->id);
-    ok = p && summarize_stage(p, &v->stages[i], &nm, v->trace, st, lx);
+    ok = p && summarize_stage(p, &v->stages[i], &nm, v->trace, st, lx, ops);
   }
   an_steps_free(&own);
   if (!ok) {
@@ -735,9 +781,22 @@ static bool part_from_data(an_rank_part *p, const an_rank_data *d) {
     const an_rank_kernel *x = &d->kernels[k];
     ok = ut_strmap_put(&p->names, x->name, strlen(x->name)) == (long)k && x->cls <= AN_RANK_MEMORY;
     if (ok) /* a repeated name is not a report triage wrote */
-      p->kern[k] = (an_rank_kernel){p->names.keys[k], x->category ? x->category : "",
-                                    x->cls,           x->total_us,
-                                    x->launches,      x->max_us};
+      p->kern[k] = (an_rank_kernel){p->names.keys[k],
+                                    x->category ? x->category : "",
+                                    x->cls,
+                                    x->total_us,
+                                    x->launches,
+                                    x->max_us,
+                                    NULL,
+                                    0};
+    if (ok && x->launcher) { /* the part keeps its own copy */
+      long id = ut_strmap_put(&p->launchers, x->launcher, strlen(x->launcher));
+      ok = id >= 0;
+      if (ok) {
+        p->kern[k].launcher = p->launchers.keys[id];
+        p->kern[k].launcher_ops = x->launcher_ops;
+      }
+    }
   }
   for (size_t i = 0; ok && i < d->n_pgs; i++)
     ok = pg_index(p, d->pgs[i].ranks, d->pgs[i].n_ranks, d->pgs[i].from_args) == (long)i;

@@ -34,6 +34,7 @@ typedef struct an_rank_part {
   size_t cap_kern;
   an_rank_coll_kind *kinds; /* what its collectives' instances share */
   ut_strmap contexts;       /* the kinds' launch-context labels, one copy each */
+  ut_strmap launchers;      /* the kernels' launching ops' names, one copy each */
   size_t n_kinds, cap_kinds;
   double base_us;            /* the colls' end_us origin: the first one's start */
   an_rank_collective *colls; /* in start order */

@@ -926,9 +926,17 @@ void sm_wait_items(sm_ctx *c) {
    * an even share (the Ranks section's excess families, its cause), capped by that loss
    * (review 10: hta_sampled_2ranks claimed its whole 35.58 ms/step excess against a
    * 16.01 ms/step loss) */
-  bool balanced = measured && rg->cause == AN_CAUSE_IMBALANCE &&
-                  rg->balanced_excess_per_step_us > 0 && rg->balanced_excess_per_step_us < us;
-  if (balanced) us = rg->balanced_excess_per_step_us;
+  size_t even_of = rg ? rg->n_ranks : 0;
+  double even = rg ? rg->balanced_excess_per_step_us : 0;
+  /* of a run with ranks not read, an even split spreads the excess over every rank of the
+   * run, not only those read: the straggler keeps 1/world_size of it (the share over the
+   * ranks read would understate what it sheds) */
+  if (partial && even > 0) {
+    even_of = (size_t)c->rep->limits.world_size;
+    even = rg->excess_per_step_us * (double)(even_of - 1) / (double)even_of;
+  }
+  bool balanced = measured && rg->cause == AN_CAUSE_IMBALANCE && even > 0 && even < us;
+  if (balanced) us = even;
   if (us > coll) us = coll;
   double first_us = per_step_us(c, tl->total.first_collective_wait_ns);
   /* decided whether or not the item clears the share bar: the rows tell it too */
@@ -949,7 +957,9 @@ void sm_wait_items(sm_ctx *c) {
   it->rank_group = rg;
   it->rank_group_partial = partial;
   /* the bound is what the Ranks section gives: the loss, or the even share below it */
-  it->rank_balanced = balanced && us >= rg->balanced_excess_per_step_us;
+  it->rank_balanced = balanced && us >= even;
+  it->rank_even_us = even;
+  it->rank_even_of = even_of;
   it->rank_measured = loss > 0 && (us >= loss || it->rank_balanced);
   it->timeline = tl;
   straggler_imbalance(c, rg, it);

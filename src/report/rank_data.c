@@ -1,5 +1,6 @@
 /* report/rank_data.c - a one-rank run's rank data in JSON, and read back (ranks_report.h). */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,18 +9,22 @@
 
 /* ------------------------------------------------------------------ rank data */
 
-/* [name, category, class, total_us, launches, max_us] */
+/* [name, category, class, total_us, launches, max_us], then launcher and launcher_ops
+ * when the launcher is known (a filtered trace's) */
 static cJSON *kernel_json(const an_rank_kernel *k) {
   cJSON *x = cJSON_CreateArray();
-  cJSON *v[6] = {cJSON_CreateString(k->name),
+  int n = k->launcher ? 8 : 6;
+  cJSON *v[8] = {cJSON_CreateString(k->name),
                  cJSON_CreateString(k->category ? k->category : ""),
                  cJSON_CreateNumber((double)k->cls),
                  cJSON_CreateNumber(k->total_us),
                  cJSON_CreateNumber((double)k->launches),
-                 cJSON_CreateNumber(k->max_us)};
-  for (int j = 0; j < 6; j++)
+                 cJSON_CreateNumber(k->max_us),
+                 k->launcher ? cJSON_CreateString(k->launcher) : NULL,
+                 k->launcher ? cJSON_CreateNumber((double)k->launcher_ops) : NULL};
+  for (int j = 0; j < n; j++)
     if (!x || !v[j] || !cJSON_AddItemToArray(x, v[j])) {
-      for (int i = j; i < 6; i++) cJSON_Delete(v[i]);
+      for (int i = j; i < n; i++) cJSON_Delete(v[i]);
       cJSON_Delete(x);
       return NULL;
     }
@@ -168,12 +173,18 @@ static bool read_kernels(const cJSON *ks, an_rank_data *d, an_rank_kernel *k) {
     const cJSON *n = cJSON_GetArrayItem(x, 4), *m = cJSON_GetArrayItem(x, 5);
     bool inst =
         cJSON_IsNumber(n) && cJSON_IsNumber(m) && n->valuedouble >= 0 && m->valuedouble >= 0;
+    /* the launching op and its instances: absent in older rank data (NULL: unknown) */
+    const cJSON *l = cJSON_GetArrayItem(x, 6), *lo = cJSON_GetArrayItem(x, 7);
+    bool launcher = cJSON_IsString(l) && cJSON_IsNumber(lo) && lo->valuedouble >= 0 &&
+                    lo->valuedouble <= (double)SIZE_MAX;
     k[d->n_kernels++] = (an_rank_kernel){v[0]->valuestring,
                                          v[1]->valuestring,
                                          (an_rank_class)v[2]->valueint,
                                          v[3]->valuedouble,
                                          inst ? (size_t)n->valuedouble : 0,
-                                         inst ? m->valuedouble : 0};
+                                         inst ? m->valuedouble : 0,
+                                         launcher ? l->valuestring : NULL,
+                                         launcher ? (size_t)lo->valuedouble : 0};
   }
   d->kernels = k;
   return true;

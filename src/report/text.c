@@ -1374,8 +1374,8 @@ const char *rp_rank_cause_id(an_rank_cause c) {
                                    : "unknown";
 }
 
-/* "; over the kernels every rank's sample holds, leaving out rank 1's 2.00 ms and the
- * others' 23.90 ms" (an_rank_excess straggler_left_us, peers_left_us), or "". */
+/* "; leaving out kernels a rank's sample dropped (its ops launch them as often a step):
+ * rank 1's 1.02 ms" (an_rank_excess straggler_left_us, peers_left_us), or "". */
 static const char *excess_left_out(const an_rank_group *g, const an_rank_excess *x, char *b,
                                    size_t cap) {
   char ms[32], mine[64] = "", peers[64] = "";
@@ -1389,8 +1389,10 @@ static const char *excess_left_out(const an_rank_group *g, const an_rank_excess 
   }
   *b = 0;
   if (*mine || *peers)
-    snprintf(b, cap, "; over the kernels every rank's sample holds, leaving out %s%s%s", mine,
-             *mine && *peers ? " and " : "", peers);
+    snprintf(b, cap,
+             "; leaving out kernels a rank's sample dropped (its ops launch them as often a "
+             "step): %s%s%s",
+             mine, *mine && *peers ? " and " : "", peers);
   return b;
 }
 

@@ -2161,18 +2161,19 @@ static bool wait_rows_text(const an_summary_item *it, bool first, char *b, size_
 static void rebalance_bound(const an_summary_item *it, char *b, size_t cap) {
   const an_rank_group *g = it->rank_group;
   if (!it->rank_measured || g->cause != AN_CAUSE_IMBALANCE || g->n_ranks < 2 ||
-      g->balanced_excess_per_step_us <= 0)
+      it->rank_even_of < 2 || it->rank_even_us <= 0)
     return;
   char loss[32], all[32], even[32];
+  size_t n = it->rank_even_of;
   rp_fmt_ms(loss, sizeof loss, g->lost_per_step_us / (double)(g->n_ranks - 1));
   rp_fmt_ms(all, sizeof all, g->excess_per_step_us);
-  rp_fmt_ms(even, sizeof even, g->balanced_excess_per_step_us);
+  rp_fmt_ms(even, sizeof even, it->rank_even_us);
   size_t len = (size_t)snprintf(
       b, cap,
       "; bound: the lesser of one other rank's seen loss (%s ms/step) and rank %ld's work "
-      "over an even share of the %zu ranks' (%s x %zu/%zu = %s ms/step), as rebalancing wins "
-      "no more than makes the step wait: ",
-      loss, g->straggler, g->n_ranks, all, g->n_ranks - 1, g->n_ranks, even);
+      "over an even share of the %s%zu ranks' (%s x %zu/%zu = %s ms/step), as rebalancing "
+      "wins no more than makes the step wait: ",
+      loss, g->straggler, it->rank_group_partial ? "run's " : "", n, all, n - 1, n, even);
   if (len >= cap) return;
   if (it->rank_balanced) {
     snprintf(b + len, cap - len,
@@ -2184,8 +2185,8 @@ static void rebalance_bound(const an_summary_item *it, char *b, size_t cap) {
   snprintf(b + len, cap - len, "the seen loss binds (%s%s%s)",
            sampled ? "a sampled trace dropped collectives its peers ran, whose wait is unseen" : "",
            sampled && it->rank_group_partial ? "; " : "",
-           it->rank_group_partial ? "ranks of the run are unread, so an even share over all "
-                                    "of them is unknown"
+           it->rank_group_partial ? "the run's other ranks are unread: their share of the "
+                                    "wait is unseen"
            : sampled              ? ""
                      : "part of the others' wait falls outside the matched collectives");
 }
