@@ -648,7 +648,7 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
   if (!roles) return false;
   cJSON_AddItemToObject(o, "roles", roles);
   return cJSON_AddStringToObject(o, "kind", rp_summary_kind(it->kind)) &&
-         cJSON_AddStringToObject(o, "action", rp_action(it->action)) &&
+         cJSON_AddStringToObject(o, "action", rp_item_action(it)) &&
          cJSON_AddStringToObject(o, "stage", it->stage_id) &&
          cJSON_AddNumberToObject(o, "row", (double)it->row) &&
          add_str_or_null(o, "location", it->location) &&

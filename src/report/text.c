@@ -828,7 +828,7 @@ const char *rp_action(an_action a) {
     case AN_ACTION_HOST_STALL:
       return "Cut the host work in the step";
     case AN_ACTION_LAUNCH_BOUND:
-      return "Launch-bound: capture the step in a CUDA graph or torch.compile";
+      return RP_LAUNCH_BOUND RP_LAUNCH_CAPTURE;
     case AN_ACTION_RANK_SKEW:
       return "Read every rank's trace and find the straggler";
     case AN_ACTION_FUSE_CHAIN:

@@ -135,6 +135,15 @@ size_t rp_fuse_row_number(const an_fuse_row *rows, size_t n, const char *pattern
 /* Provenance and summary words. */
 const char *rp_source(an_source s); /* "server args", "default (...)", ... */
 const char *rp_action(an_action a); /* "Overlap it with other streams", ... */
+/* A launch item's labels, one source for its title (timeline_report.c launch_action) and
+ * its JSON action (rp_item_action): the host-bound one only where the time account says the
+ * step waits on the host (an_summary_item.host_bound), else the gaps named for what they
+ * are (blind review 20 defect 2). */
+#define RP_LAUNCH_BOUND "Launch-bound"
+#define RP_HOST_BOUND_STEP "Host-bound step"
+#define RP_LAUNCH_GAPS "Close the launch gaps"
+/* the launch item's generic lever (rp_action) */
+#define RP_LAUNCH_CAPTURE ": capture the step in a CUDA graph or torch.compile"
 /* What a summary item names (its what, or the eager chain it fuses into); NULL: none. */
 const char *rp_item_what(const an_summary_item *it);
 /* The subject an item's line leads with, in every format: its what, with the word before

@@ -610,37 +610,39 @@ static const char *pool_action(const an_summary_item *it) {
  * and param_dlrm's dispatch is normal, hta_ddp's is not). */
 static const char *launch_action(const an_summary_item *it, an_workload w) {
   enum { SLOW, TRAIN_COMPILED, EAGER_COMPILED, TRAIN_LEVER, TRAIN, GRAPHS, EAGER };
+  /* each pair: the host-bound label and the gaps' label, before one lever */
+#define SLOW_HOST " on a slow host"
+#define SLOW_LEVER                                                                        \
+  ": its ops dispatch many times slower than typical, so check CPU contention, core "     \
+  "affinity and profiler overhead first, then launch fewer kernels (torch.compile, CUDA " \
+  "graphs)"
+#define BY_KERNEL RP_HOST_BOUND_STEP ", launched kernel by kernel"
+#define COMPILED_LEVER                                                                      \
+  ": launch fewer kernels (CUDA graphs, a wider compiled region: the run already executes " \
+  "compiled code)"
+#define GRAPH_LEVER ": capture the step in a CUDA graph (the run already executes compiled code)"
+#define EAGER_LEVER ": launch fewer kernels (torch.compile, CUDA graphs)"
   static const char *const text[][2] = {
-      [SLOW] = {"Host-bound step on a slow host: its ops dispatch many times slower than "
-                "typical, so check CPU contention, core affinity and profiler overhead first, "
-                "then launch fewer kernels (torch.compile, CUDA graphs)",
-                "Close the launch gaps on a slow host: its ops dispatch many times slower than "
-                "typical, so check CPU contention, core affinity and profiler overhead first, "
-                "then launch fewer kernels (torch.compile, CUDA graphs)"},
-      [TRAIN_COMPILED] = {"Host-bound step, launched kernel by kernel: launch fewer kernels "
-                          "(CUDA graphs, a wider compiled region: the run already executes "
-                          "compiled code)",
-                          "Close the launch gaps: launch fewer kernels (CUDA graphs, a wider "
-                          "compiled region: the run already executes compiled code)"},
-      [EAGER_COMPILED] = {"Launch-bound: capture the step in a CUDA graph (the run already "
-                          "executes compiled code)",
-                          "Close the launch gaps: capture the step in a CUDA graph (the run "
-                          "already executes compiled code)"},
+      [SLOW] = {RP_HOST_BOUND_STEP SLOW_HOST SLOW_LEVER, RP_LAUNCH_GAPS SLOW_HOST SLOW_LEVER},
+      [TRAIN_COMPILED] = {BY_KERNEL COMPILED_LEVER, RP_LAUNCH_GAPS COMPILED_LEVER},
+      [EAGER_COMPILED] = {RP_LAUNCH_BOUND GRAPH_LEVER, RP_LAUNCH_GAPS GRAPH_LEVER},
       /* the host time sits in a named activity (pool_lever) */
-      [TRAIN_LEVER] = {"Host-bound step, launched kernel by kernel: launch fewer kernels where "
-                       "the host dispatches eager ops (the activity the basis names), with "
-                       "torch.compile or CUDA graphs",
-                       "Close the launch gaps where the host dispatches eager ops (the activity "
-                       "the basis names): launch fewer kernels (torch.compile, CUDA graphs)"},
-      [TRAIN] = {"Host-bound step, launched kernel by kernel: launch fewer kernels "
-                 "(torch.compile, CUDA graphs)",
-                 "Close the launch gaps: launch fewer kernels (torch.compile, CUDA graphs)"},
+      [TRAIN_LEVER] = {BY_KERNEL ": launch fewer kernels where the host dispatches eager ops "
+                                 "(the activity the basis names), with torch.compile or CUDA "
+                                 "graphs",
+                       RP_LAUNCH_GAPS " where the host dispatches eager ops (the activity the "
+                                      "basis names)" EAGER_LEVER},
+      [TRAIN] = {BY_KERNEL EAGER_LEVER, RP_LAUNCH_GAPS EAGER_LEVER},
       [GRAPHS] = {"Host-bound: cut the host work between graph launches",
                   "Cut the host work between graph launches"},
-      [EAGER] = {"Launch-bound: capture the step in a CUDA graph or torch.compile "
-                 "(mode=\"reduce-overhead\")",
-                 "Close the launch gaps: capture the step in a CUDA graph or torch.compile "
-                 "(mode=\"reduce-overhead\")"}};
+      [EAGER] = {RP_LAUNCH_BOUND RP_LAUNCH_CAPTURE " (mode=\"reduce-overhead\")",
+                 RP_LAUNCH_GAPS RP_LAUNCH_CAPTURE " (mode=\"reduce-overhead\")"}};
+#undef SLOW_HOST
+#undef SLOW_LEVER
+#undef BY_KERNEL
+#undef COMPILED_LEVER
+#undef GRAPH_LEVER
+#undef EAGER_LEVER
   bool train = w == AN_WORKLOAD_TRAINING;
   int k = it->dispatch_ratio > 0          ? SLOW
           : train && it->compiled_run     ? TRAIN_COMPILED
@@ -767,6 +769,12 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
            "compiled region, or fused kernels)";
   if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
   return launch_action(it, w);
+}
+
+const char *rp_item_action(const an_summary_item *it) {
+  if (it->action == AN_ACTION_LAUNCH_BOUND && !it->host_bound)
+    return RP_LAUNCH_GAPS RP_LAUNCH_CAPTURE;
+  return rp_action(it->action);
 }
 
 void rp_fmt_ms(char *b, size_t cap, double us) { rp_md_number(b, cap, us / 1000.0); }

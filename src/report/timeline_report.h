@@ -65,6 +65,9 @@ void rp_item_row_anchor(const an_summary_item *it, size_t k, char *out, size_t c
 /* The item's action as the reader acts on it (the launch-bound action reads differently
  * for a graph-replayed stage and a training step). */
 const char *rp_summary_action(const an_summary_item *it, an_workload w);
+/* The item's action label (JSON "action"): its action's (rp_action), a launch item's
+ * labelled as its title is (RP_LAUNCH_GAPS where the step is not host-bound). */
+const char *rp_item_action(const an_summary_item *it);
 /* The words of a port item: to a platform the tree's path does not serve (an item's
  * port_platform), else porting an upstream or in-flight path. */
 const char *rp_port_action(an_platform to);
