@@ -2191,6 +2191,35 @@ typedef struct an_chain_runs {
   size_t cast_next_n, cast_prev_n;
 } an_chain_runs;
 
+/* How near their attainable rate a stage's GEMMs run (review 22 defect 8: tracelens' GEMMs,
+ * 64% of its kernel time at 37-45% of the bf16 peak, 76-90% of the device pack's attainable
+ * rate, read as a tuning lever only in a merge item's sub-clause): the summary says so apart
+ * from its items, so a reader does not go tuning them. Matmul time is the kernel rows of
+ * summary.gemm_rate_categories. A row's rate is against the device pack's attainable one
+ * (never a lower rate the trace's own rows reach: near the best of a slow family is not near
+ * what the part does), as the share of its time it would keep there (its launches at that
+ * rate, latency floor included, over their time); at summary.gemm_near_pct or more it is
+ * near. A GEMM on the CUDA cores is the FP32 item's, never near; a row without a roofline or
+ * a device rate is not known to be. Set by the summary (summary_roofline.c sm_gemm_rate). */
+typedef struct an_gemm_rate {
+  bool near;             /* the line is said: matmul_pct >= summary.gemm_near_min_pct and
+                            near_pct >= summary.gemm_near_share_pct */
+  double matmul_pct;     /* matmul time over the stage's kernel time; 0: no matmul row with a
+                            roofline at a device rate (the JSON's null) */
+  double near_pct;       /* the near rows' time over the matmul time */
+  size_t rows;           /* near rows */
+  double lo_pct, hi_pct; /* the near rows' rate: the share of their time they keep
+                            at the attainable rate */
+  double peak_lo_pct, peak_hi_pct; /* their achieved_pct: of the format's dense peak
+                                      (compute-bound) or the HBM peak (memory-bound) */
+  bool memory, compute;            /* the near rows' limiters (both: mixed) */
+  const char *dtype;               /* the near rows' format when one (from the rules), else NULL */
+  double tune_us; /* per step: what tuning every matmul row with a device rate to it wins (its
+                     headroom there, a tuning item's ceiling) */
+  double step_us; /* the stage's mean step (the window without steps) */
+  size_t n_steps; /* its counted steps; 0: the window is the step */
+} an_gemm_rate;
+
 typedef struct an_stage_report {
   const char *id, *label; /* from the rules */
   int order;
@@ -2228,6 +2257,7 @@ typedef struct an_stage_report {
   size_t n_rooflines;
   const an_roofline *rooflines;
   an_roofline_counts roofline_counts;
+  an_gemm_rate gemm_rate; /* set by the summary */
 } an_stage_report;
 
 /* The roofline record of row r of stage s, or NULL when it has none. */

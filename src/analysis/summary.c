@@ -234,6 +234,7 @@ static void stage_items(sm_ctx *c) {
   sm_precision_item(c);
   sm_batch_item(c);
   sm_fp32_item(c);
+  sm_gemm_rate(c);
   sm_chain_item(c);
   sm_kernel_lever_items(c);
   sm_cast_item(c);

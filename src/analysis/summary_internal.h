@@ -131,6 +131,9 @@ void sm_batch_item(sm_ctx *c);
 /* The FP32 matmul lever of a stage: TF32 for GEMMs on the CUDA cores, autocast for a stage
  * whose matmuls run in FP32 or TF32 (review 20 defects 3 and 6; summary_fp32.c). */
 void sm_fp32_item(sm_ctx *c);
+/* How near their attainable rate the stage's GEMMs run, on the stage (an_gemm_rate, review
+ * 22 defect 8; summary.gemm_*): no item, a line above them. */
+void sm_gemm_rate(sm_ctx *c);
 /* Whether matcher m (NULL: none) matches NUL-terminated s (NULL: no). */
 bool sm_hits(const te_matcher *m, const char *s);
 /* Whether kernel row r is a GEMM on the CUDA cores that a tensor-core format of the run's

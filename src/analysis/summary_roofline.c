@@ -786,3 +786,50 @@ void sm_batch_item(sm_ctx *c) {
   }
   if (hbm > 0) it->floor_us = (it->floor_gemm_bytes + it->floor_attn_bytes) / hbm;
 }
+
+/* ---------------------------------------------------------------- GEMM rate */
+
+/* Adds a near row's rates to g: at, the share of its time it keeps at the attainable rate. */
+static void near_row(an_gemm_rate *g, const an_roofline *f, double at) {
+  double pk = f->achieved_pct;
+  bool first = g->rows++ == 0;
+  g->lo_pct = first || at < g->lo_pct ? at : g->lo_pct;
+  g->hi_pct = first || at > g->hi_pct ? at : g->hi_pct;
+  g->peak_lo_pct = first || pk < g->peak_lo_pct ? pk : g->peak_lo_pct;
+  g->peak_hi_pct = first || pk > g->peak_hi_pct ? pk : g->peak_hi_pct;
+  g->dtype = first || (g->dtype && f->dtype && !strcmp(g->dtype, f->dtype)) ? f->dtype : NULL;
+  *(f->limiter == AN_LIMIT_MEMORY ? &g->memory : &g->compute) = true;
+}
+
+/* Review 22 defect 8: how near the device pack's attainable rate the stage's matmul rows
+ * run (an_gemm_rate), on the stage (c->to). Shares are of the rows' time in the stage, as
+ * the time by category's; the tuning bound is per step, each row's headroom at that rate
+ * over its launches with shapes (a tuning item's ceiling), a merge item's share included:
+ * it bounds tuning every GEMM, whichever item names it. */
+void sm_gemm_rate(sm_ctx *c) {
+  const an_stage_report *st = c->g.st;
+  an_gemm_rate g = {.step_us = c->g.step_us, .n_steps = c->g.n_steps};
+  double matmul = 0, near = 0;
+  size_t with = 0;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_kernel_row *r = &st->kernels[i];
+    if (!te_string_list_has(&c->s->summary_gemm_rate_categories, r->category) ||
+        sm_is_collective(c, r->name))
+      continue;
+    matmul += r->total_us;
+    const an_roofline *f = an_row_roofline(st, r);
+    if (!f || f->device_rate <= 0 || f->time_us <= 0 || sm_fp32_simt(c, r)) continue;
+    with++;
+    double gain = f->headroom_device_us / f->time_us;
+    g.tune_us += sm_row_per_step(c, r) * roofline_coverage(f, r) * gain;
+    if ((1.0 - gain) * 100.0 < c->s->summary_gemm_near_pct) continue;
+    near += r->total_us;
+    near_row(&g, f, (1.0 - gain) * 100.0);
+  }
+  if (!with || matmul <= 0 || st->kernel_total_us <= 0) return;
+  g.matmul_pct = matmul / st->kernel_total_us * 100.0;
+  g.near_pct = near / matmul * 100.0;
+  g.near = g.rows && g.matmul_pct >= c->s->summary_gemm_near_min_pct &&
+           g.near_pct >= c->s->summary_gemm_near_share_pct;
+  c->to->gemm_rate = g;
+}

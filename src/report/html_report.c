@@ -256,6 +256,20 @@ static void bottleneck(rp_hw *hw) {
   rp_hw_printf(hw, "</p>");
 }
 
+/* Each stage whose GEMMs run near their attainable rate (as in the Markdown). */
+static void gemm_rate_lines(rp_hw *hw) {
+  char tail[RP_GEMM_RATE_BYTES];
+  for (size_t i = 0; i < hw->rep->n_stages; i++) {
+    const an_stage_report *st = &hw->rep->stages[i];
+    if (!st->gemm_rate.near) continue;
+    rp_hw_printf(hw, "<p class=\"gemm-rate\"><b>" RP_GEMM_RATE_HEAD);
+    rp_hw_text(hw, st->label);
+    rp_hw_printf(hw, "</b>");
+    rp_hw_text(hw, rp_gemm_rate_tail(&st->gemm_rate, tail, sizeof tail));
+    rp_hw_printf(hw, "</p>");
+  }
+}
+
 static void summary(rp_hw *hw) {
   if (hw->rep->n_summary == 0 && hw->rep->n_leads == 0) return;
   rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d>",
@@ -267,6 +281,7 @@ static void summary(rp_hw *hw) {
     rp_hw_text(hw, filtered);
     rp_hw_printf(hw, "</p>");
   }
+  gemm_rate_lines(hw);
   if (hw->rep->n_summary) { /* a lead can stand alone (review 21 defect 10) */
     rp_hw_printf(hw, "<ol>");
     for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);

@@ -269,6 +269,27 @@ static bool roofline_counts_json(cJSON *s, const an_roofline_counts *n) {
   return o != NULL;
 }
 
+/* How near their attainable rate the stage's GEMMs run (an_gemm_rate; null: no matmul row
+ * with a roofline). */
+static bool gemm_rate_json(cJSON *s, const an_gemm_rate *g) {
+  if (!g->matmul_pct) return cJSON_AddNullToObject(s, "gemm_rate") != NULL;
+  cJSON *o = cJSON_AddObjectToObject(s, "gemm_rate");
+  const double v[] = {g->matmul_pct,  g->near_pct,    g->lo_pct, g->hi_pct,
+                      g->peak_lo_pct, g->peak_hi_pct, g->tune_us};
+  static const char *const k[] = {"matmul_pct",
+                                  "near_pct",
+                                  "of_attainable_lo_pct",
+                                  "of_attainable_hi_pct",
+                                  "of_peak_lo_pct",
+                                  "of_peak_hi_pct",
+                                  "tune_us"};
+  for (size_t i = 0; o && i < sizeof v / sizeof v[0]; i++)
+    if (!cJSON_AddNumberToObject(o, k[i], an_round3(v[i]))) return false;
+  return o && cJSON_AddBoolToObject(o, "near", g->near) &&
+         cJSON_AddNumberToObject(o, "near_rows", (double)g->rows) &&
+         add_str_or_null(o, "dtype", g->dtype);
+}
+
 /* The device the rooflines use (null members when the GPU is not in the device pack). */
 static bool roofline_device_json(cJSON *root, const an_roofline_device *d) {
   cJSON *o = cJSON_AddObjectToObject(root, "roofline_device");
@@ -311,7 +332,9 @@ static cJSON *stage_tail_json(const an_stage_report *st) {
     if (!category_json(cs, &st->categories[i])) cs = NULL;
   cJSON *tl = cs && st->timeline ? rp_timeline_json(st->timeline) : NULL;
   if (tl) cJSON_AddItemToObject(s, "timeline", tl);
-  if (cs && (tl || !st->timeline) && roofline_counts_json(s, &st->roofline_counts)) return s;
+  if (cs && (tl || !st->timeline) && roofline_counts_json(s, &st->roofline_counts) &&
+      gemm_rate_json(s, &st->gemm_rate))
+    return s;
   cJSON_Delete(s);
   return NULL;
 }

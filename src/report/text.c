@@ -9,6 +9,7 @@
 #include "analysis/overlap.h"
 #include "analysis/summary.h"
 #include "report/md.h"
+#include "report/timeline_report.h"
 #include "util/buf.h"
 #include "util/limits.h"
 
@@ -1925,6 +1926,40 @@ const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
              "%.2f ms/step with nothing else on the GPU): %s.",
              b->lever_id, b->lever_us / 1000.0, b->lever_alone_us / 1000.0, b->lever);
   banner_fp32(b, buf, cap);
+  return buf;
+}
+
+/* "80-90" of two percentages, or one when they print alike. */
+static void pct_range(char *buf, size_t cap, double lo, double hi) {
+  char a[16], b[16];
+  snprintf(a, sizeof a, "%.0f", lo);
+  snprintf(b, sizeof b, "%.0f", hi);
+  snprintf(buf, cap, strcmp(a, b) ? "%s-%s" : "%s", a, b);
+}
+
+/* Review 22 defect 8: the GEMMs' rate said apart from the items, with what tuning them all
+ * wins at most (docs/roofline.md "GEMMs near their attainable rate"). */
+const char *rp_gemm_rate_tail(const an_gemm_rate *g, char *buf, size_t cap) {
+  char share[16], at[40], peak[40], of[48], tune[32], step[32];
+  snprintf(share, sizeof share, "%.0f", g->near_pct);
+  pct_range(at, sizeof at, g->lo_pct, g->hi_pct);
+  pct_range(peak, sizeof peak, g->peak_lo_pct, g->peak_hi_pct);
+  if (g->memory && g->compute)
+    snprintf(of, sizeof of, "of their roofline");
+  else if (g->memory)
+    snprintf(of, sizeof of, "of the HBM peak");
+  else
+    snprintf(of, sizeof of, "of the%s%s dense peak", g->dtype ? " " : "", g->dtype ? g->dtype : "");
+  rp_fmt_ms(tune, sizeof tune, g->tune_us);
+  rp_fmt_ms(step, sizeof step, g->step_us);
+  snprintf(buf, cap,
+           ": GEMMs hold %.1f%% of the kernel time, %s%s of it in kernels at %s%% of the "
+           "device's attainable rate (%s%% %s): little to win from tuning them, at most %s "
+           "ms/step (%.1f%% of the %s ms %s) were every GEMM to reach that rate (their "
+           "headroom, docs/roofline.md).",
+           g->matmul_pct, strcmp(share, "100") ? share : "all", strcmp(share, "100") ? "%" : "", at,
+           peak, of, tune, g->step_us > 0 ? g->tune_us / g->step_us * 100.0 : 0, step,
+           g->n_steps ? "step" : "stage window: no steps");
   return buf;
 }
 

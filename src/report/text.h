@@ -182,6 +182,13 @@ const char *rp_workload_note(an_workload w);
  * returns buf. Markdown and HTML word it alike. */
 #define RP_BOTTLENECK_BYTES 1536
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap);
+/* The line of a stage whose GEMMs run near their attainable rate (an_gemm_rate.near), after
+ * its head RP_GEMM_RATE_HEAD and the stage label: ": GEMMs hold 64.0% of the kernel time,
+ * all of it in kernels at 80-90% of their attainable rate (...): little to win from tuning
+ * them, at most ..." into buf; returns buf. Markdown and HTML word it alike. */
+#define RP_GEMM_RATE_HEAD "GEMMs near their attainable rate in "
+#define RP_GEMM_RATE_BYTES 512
+const char *rp_gemm_rate_tail(const an_gemm_rate *g, char *buf, size_t cap);
 /* The line under an overlap table of the stage the GPU waits in (an_overlap_stage
  * gpu_waits), NULL for any other: why its rows are not P1. */
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o);

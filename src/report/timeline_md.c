@@ -61,6 +61,15 @@ static void bottleneck_line(FILE *f, const an_bottleneck *b) {
           rp_bottleneck_tail(b, tail, sizeof tail));
 }
 
+/* Each stage whose GEMMs run near their attainable rate: one line (review 22 defect 8). */
+static void gemm_rate_lines(FILE *f, const an_report *r) {
+  char tail[RP_GEMM_RATE_BYTES];
+  for (size_t i = 0; i < r->n_stages; i++)
+    if (r->stages[i].gemm_rate.near)
+      fprintf(f, "**" RP_GEMM_RATE_HEAD "%s**%s\n\n", r->stages[i].label,
+              rp_gemm_rate_tail(&r->stages[i].gemm_rate, tail, sizeof tail));
+}
+
 /* The smaller leads after the numbered items (none: nothing). */
 static void leads_markdown(FILE *f, const an_report *r, rp_name_fn name, const void *ctx) {
   if (!r->n_leads) return;
@@ -78,6 +87,7 @@ void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const voi
   bottleneck_line(f, &r->bottleneck);
   char filtered[RP_FILTERED_TOP_BYTES];
   if (rp_filtered_top(r, filtered, sizeof filtered)) fprintf(f, "%s\n\n", filtered);
+  gemm_rate_lines(f, r);
   if (!r->n_summary) {
     fputs("No action has a bound over the summary's bar (settings summary.*, docs/report.md).\n",
           f);

@@ -499,6 +499,16 @@ typedef struct te_list_map {
     "TF32 leads the FP32 matmul item when it wins at least this share of what autocast wins")      \
   X(summary_fp32_levers, "summary.fp32_levers", LIST_MAP, 0, 0, 0, NULL,                           \
     "the FP32 matmul item's lever by the format it moves to (TF32, or autocast to bf16, fp16)")    \
+  X(summary_gemm_rate_categories, "summary.gemm_rate_categories", LIST, 0, 0, 0, NULL,             \
+    "kernel categories of matmul work whose rate against its attainable one the summary states")   \
+  X(summary_gemm_near_pct, "summary.gemm_near_pct", NUMBER, 0, 100, 0, NULL,                       \
+    "a matmul row at this share of its attainable rate or more runs near it (little to tune)")     \
+  X(summary_gemm_near_min_pct, "summary.gemm_near_min_pct", NUMBER, 0, 100, 0, NULL,               \
+    "the summary says a stage's GEMMs run near their attainable rate from this share of its "      \
+    "kernel time in matmul kernels")                                                               \
+  X(summary_gemm_near_share_pct, "summary.gemm_near_share_pct", NUMBER, 0, 100, 0, NULL,           \
+    "the summary says a stage's GEMMs run near their attainable rate when this share of its "      \
+    "matmul time is in rows near it")                                                              \
   X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
     "roofline op families one backend serves (a GEMM library): their kernels to tune are one "     \
     "item")                                                                                        \
