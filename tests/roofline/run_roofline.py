@@ -2121,12 +2121,83 @@ def fp32(args):
     return 1 if failures else 0
 
 
+def gemm_rate_of(st, source):
+    """A stage's GEMM rate recomputed from its kernel rows (review 22 defect 8): matmul rows
+    (summary.gemm_rate_categories) at the device pack's attainable rate keep 1 - headroom /
+    time of their time; near at summary.gemm_near_pct or more; a SIMT GEMM is never near.
+    Returns (matmul %, near %, tune us/step, near) or None without a row at a device rate."""
+    cats = setting_list(source, "80-report.yaml", "gemm_rate_categories")
+    at = setting_number(source, "80-report.yaml", "gemm_near_pct")
+    matmul = near = tune = 0.0
+    rows = 0
+    for k in st["kernels"]:
+        if k["category"] not in cats:
+            continue
+        matmul += k["total_us"]
+        f = k.get("roofline")
+        if not f or not f.get("device_attainable") or f["time_us"] <= 0 or SIMT_NAME.search(k["name"]):
+            continue
+        rows += 1
+        gain = f["headroom_device_us"] / f["time_us"]
+        have = f["steps_time_us"] if k["steps_us"] > 0 else f["time_us"]
+        every = k["steps_us"] if k["steps_us"] > 0 else k["total_us"]
+        tune += k["per_step_us"] * min(1.0, have / every) * gain
+        if (1 - gain) * 100 >= at:
+            near += k["total_us"]
+    if not rows or matmul <= 0:
+        return None
+    m, n = matmul / st["kernel_total_us"] * 100, near / matmul * 100
+    return m, n, tune, (near > 0 and m >= setting_number(source, "80-report.yaml", "gemm_near_min_pct")
+                        and n >= setting_number(source, "80-report.yaml", "gemm_near_share_pct"))
+
+
+def gemm_rate(args):
+    """Review 22 defect 8: a stage whose GEMMs run near the device's attainable rate says so
+    above its items, with what tuning them all wins. Over every real trace, each stage's JSON
+    gemm_rate agrees with the rates recomputed from its kernel rows and the Markdown has the
+    line exactly for the stages that are near; tracelens' stage must be near and sglang
+    decode's (memory-bound GEMMs near their family's best, not the device's) must not."""
+    real = os.path.join(args.shared, "traces", "real")
+    if not os.path.isdir(real):
+        print("SKIP: the shared traces are missing")
+        return 77
+    failures, seen = [], {}
+    for n in sorted(os.listdir(real)):
+        if ".json" not in n:
+            continue
+        path = os.path.join(real, n)
+        rep = run_json(args.triage, path)
+        text = subprocess.run([args.triage, "--quiet", path], capture_output=True,
+                              timeout=600).stdout.decode()
+        for st in rep["stages"]:
+            want, got = gemm_rate_of(st, args.source), st["gemm_rate"]
+            line = "**GEMMs near their attainable rate in %s**" % st["label"]
+            seen[(n.split(".json")[0], st["label"])] = bool(got and got["near"])
+            if (want is None) != (got is None):
+                failures.append("%s %s: gemm_rate %r, recomputed %r" % (n, st["label"], got, want))
+                continue
+            if want and not (near(got["matmul_pct"], want[0]) and near(got["near_pct"], want[1])
+                             and near(got["tune_us"], want[2]) and got["near"] == want[3]):
+                failures.append("%s %s: gemm_rate %r, recomputed %r" % (n, st["label"], got, want))
+            if (line in text) != bool(want and want[3]):
+                failures.append("%s %s: the Markdown line is %s" %
+                                (n, st["label"], "there" if line in text else "missing"))
+    if not seen.get(("tracelens_torch_compile_mi300x", "all")):
+        failures.append("tracelens: its GEMMs are not said to run near the attainable rate")
+    if seen.get(("sglang_qwen3_8b_decode_mi300x", "decode"), True):
+        failures.append("sglang decode: its GEMMs are said to run near the attainable rate")
+    for f in failures:
+        print("FAIL " + f)
+    print("GEMM rate, %d stages, %d failures" % (len(seen), len(failures)))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
                                       "unbounded", "grouped", "levers", "floor", "bases",
                                       "precision", "balanced", "evidence", "compiled",
-                                      "outlier", "ceiling", "parity", "fp32"])
+                                      "outlier", "ceiling", "parity", "fp32", "gemm_rate"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -2137,7 +2208,8 @@ def main():
              "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
              "floor": floor, "bases": bases, "precision": precision,
              "balanced": balanced, "evidence": evidence, "compiled": compiled,
-             "outlier": outlier, "ceiling": ceiling, "parity": parity, "fp32": fp32}
+             "outlier": outlier, "ceiling": ceiling, "parity": parity, "fp32": fp32,
+             "gemm_rate": gemm_rate}
     return modes[args.mode](args)
 
 
