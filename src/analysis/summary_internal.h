@@ -54,6 +54,13 @@ typedef struct sm_lever {
   bool sync, no_sync;
 } sm_lever;
 
+/* One summary.cast_hints entry, resolved once per summary: its matcher cast_next_ID on the
+ * kernel after a cast and its text (entries without either are left out). */
+typedef struct sm_cast_hint {
+  const te_matcher *next;
+  const char *text;
+} sm_cast_hint;
+
 typedef struct sm_ctx {
   const an_report *rep; /* its Ranks sections name the rank a wait is for */
   const te_rules *rules;
@@ -86,12 +93,14 @@ typedef struct sm_ctx {
   const te_matcher *peer_stage, *dequant_kernel;
   const te_matcher *graph_launch;            /* lever_graph_launch: a queued graph's launch call */
   const te_matcher *fp32_simt, *tf32_matmul; /* fp32_simt_matmul, tf32_matmul */
+  sm_cast_hint *cast_hints; /* summary.cast_hints in pack order, with their matchers */
+  size_t n_cast_hints;
 } sm_ctx;
 
 /* Resolves the packs' levers into c (its rules, settings and report set): false when out
  * of memory. sm_levers_free releases them. */
 bool sm_levers_resolve(
-    sm_ctx *c); /* and the matchers items ask per row (peer_stage, dequant_kernel) */
+    sm_ctx *c); /* and the matchers items ask per row (peer_stage, dequant_kernel, cast hints) */
 void sm_levers_free(sm_ctx *c);
 
 /* Appends an item of the current stage with its bound per step (dropped under the share

@@ -1302,16 +1302,11 @@ static double cast_fused_us(const sm_ctx *c, const te_matcher *m, te_subject *su
   return bytes / (fg->achieved_tbs * US_PER_S);
 }
 
-/* What summary.cast_hints says of a cast before kernel `next` (matcher cast_next_ID), the
- * first in pack order; NULL: none. */
+/* What summary.cast_hints says of a cast before kernel `next` (its matcher cast_next_ID),
+ * the first in pack order; NULL: none. */
 static const char *cast_hint(const sm_ctx *c, const char *next) {
-  const te_list_map *h = &c->s->summary_cast_hints;
-  for (size_t k = 0; next && k < h->n; k++) {
-    char name[96];
-    snprintf(name, sizeof name, "cast_next_%s", h->keys[k]);
-    if (h->values[k].n && sm_hits(te_rules_matcher(c->rules, name), next))
-      return h->values[k].items[0];
-  }
+  for (size_t k = 0; next && k < c->n_cast_hints; k++)
+    if (sm_hits(c->cast_hints[k].next, next)) return c->cast_hints[k].text;
   return NULL;
 }
 
@@ -1389,6 +1384,22 @@ static const char *role_text(const sm_ctx *c, const char *id) {
   return NULL;
 }
 
+/* summary.cast_hints' matchers cast_next_ID and texts, once per summary (an entry with no
+ * text or no matcher names nothing); false when out of memory. */
+static bool cast_hints_resolve(sm_ctx *c) {
+  const te_list_map *h = &c->s->summary_cast_hints;
+  c->cast_hints = calloc(h->n ? h->n : 1, sizeof *c->cast_hints);
+  if (!c->cast_hints) return false;
+  for (size_t k = 0; k < h->n; k++) {
+    char name[96];
+    snprintf(name, sizeof name, "cast_next_%s", h->keys[k]);
+    const te_matcher *m = te_rules_matcher(c->rules, name);
+    if (m && h->values[k].n)
+      c->cast_hints[c->n_cast_hints++] = (sm_cast_hint){m, h->values[k].items[0]};
+  }
+  return true;
+}
+
 bool sm_levers_resolve(sm_ctx *c) {
   const te_list_map *l = &c->s->summary_levers;
   const te_string_list *kl = &c->s->summary_kernel_levers;
@@ -1430,15 +1441,17 @@ bool sm_levers_resolve(sm_ctx *c) {
   c->graph_launch = lever_matcher(c, "graph_launch", "");
   c->fp32_simt = te_rules_matcher(c->rules, "fp32_simt_matmul");
   c->tf32_matmul = te_rules_matcher(c->rules, "tf32_matmul");
-  return true;
+  return cast_hints_resolve(c);
 }
 
 void sm_levers_free(sm_ctx *c) {
   free(c->levers);
   free(c->kernel_levers);
+  free(c->cast_hints);
   c->levers = NULL;
   c->kernel_levers = NULL;
-  c->n_levers = c->n_kernel_levers = 0;
+  c->cast_hints = NULL;
+  c->n_levers = c->n_kernel_levers = c->n_cast_hints = 0;
 }
 
 /* ---------------------------------------------------------------- fusion */
