@@ -1651,8 +1651,11 @@ typedef enum an_bound_basis {
   AN_BASIS_FP32 = 13,      /* FP32 matmul kernels (review 20 defects 3 and 6): their time at
                               their present efficiency at a tensor-core format's peak, down
                               to their memory and latency floors */
-  AN_BASIS_CAST = 14       /* cast kernels' time alone on the GPU, less their bytes at their
+  AN_BASIS_CAST = 14,      /* cast kernels' time alone on the GPU, less their bytes at their
                               neighbour's rate where both are known (an_summary_item.cast_*) */
+  AN_BASIS_NARROWED = 15   /* kernels a lever narrows to a smaller dtype (FP32 embedding
+                              tables to FP16): their time alone on the GPU x (1 - the share
+                              of bytes kept, an_summary_item.bytes_kept), memory-bound */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
@@ -1818,6 +1821,11 @@ typedef struct an_summary_item {
    * longest operation inside a stall, or the activity named); kernel-lever items: the
    * lever of their family (lever_op its id). Borrowed; NULL: none. */
   const char *lever, *lever_op;
+  /* Kernel-lever items whose change does not remove their kernels: the action the packs
+   * state for the lever (summary.lever_titles; NULL: none, borrowed) and, for a narrowing
+   * lever (basis narrowed), the share of the kernels' bytes it keeps. */
+  const char *lever_title;
+  double bytes_kept;
   /* Host-stall items: the lever is the packs' text for a framework's designed wait
    * (summary.levers designed_sync) that this host work came after, lever_op its frame
    * (an_idle_cause.designed): set where the item is built, so it holds after merges. */

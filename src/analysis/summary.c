@@ -275,11 +275,13 @@ static bool gpu_side(const an_summary_item *it) {
          it->kind == AN_SUMMARY_FUSION;
 }
 
-/* Items that launch fewer kernels (a fusion pattern, a fused chain): on a launch-bound step
- * they shorten the step as a graph does, so the bottleneck gate keeps them. */
+/* Items that launch fewer kernels (a fusion pattern, a fused chain, a lever removing or
+ * folding kernels; not one narrowing their dtype, which launches as many): on a
+ * launch-bound step they shorten the step as a graph does, so the bottleneck gate keeps
+ * them. */
 static bool fewer_kernels(const an_summary_item *it) {
   return it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_FUSE_CHAIN ||
-         it->action == AN_ACTION_KERNEL_LEVER;
+         (it->action == AN_ACTION_KERNEL_LEVER && it->basis != AN_BASIS_NARROWED);
 }
 
 /* Two overlap items of one collective's rows split by launch context (an input dist and a
@@ -295,9 +297,11 @@ static bool split_apart(const an_summary_item *a, const an_summary_item *b) {
 
 /* Items whose root cause is not their kernels: a wait (the rank the others wait for, not
  * the collective that absorbs it, so a fusion of that collective leaves the wait where it
- * is) and a precision item (the format: tuning those kernels leaves it where it is). */
+ * is) and a precision item or a narrowing lever's (the format: tuning those kernels leaves
+ * it where it is). */
 static bool own_root(const an_summary_item *it) {
-  return it->kind == AN_SUMMARY_WAIT || it->basis == AN_BASIS_PRECISION;
+  return it->kind == AN_SUMMARY_WAIT || it->basis == AN_BASIS_PRECISION ||
+         it->basis == AN_BASIS_NARROWED;
 }
 
 /* The kept item that names one of its kernels, or NULL (never for an own_root item). */

@@ -50,6 +50,8 @@ typedef struct sm_stage {
  * (summary.no_sync_levers). */
 typedef struct sm_lever {
   const char *id, *text, *run_text;
+  const char *title; /* summary.lever_titles' action for a kernel lever; NULL: none */
+  double bytes_kept; /* summary.lever_bytes_kept: < 1 a narrowing lever (basis narrowed) */
   const te_matcher *name, *within, *op, *with, *with_kernel, *fused;
   bool sync, no_sync;
 } sm_lever;

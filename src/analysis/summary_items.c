@@ -1227,12 +1227,27 @@ static bool lever_partner(const sm_ctx *c, const sm_lever *g, te_subject *subj) 
          !stage_runs(c, g->fused, subj);
 }
 
+/* A kernel-lever item's kernels; a narrowing links each row the table shows besides its
+ * top one (each moves its share of the bytes), a removal or fold only the top one. */
+static void lever_kernels(sm_ctx *c, const sm_lever *g, te_subject *subj, an_summary_item *it,
+                          size_t top) {
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
+    const an_kernel_row *r = &c->g.st->kernels[i];
+    if (!lever_row(c, g, r, subj)) continue;
+    sm_item_kernel(c, r->name);
+    if (it->basis == AN_BASIS_NARROWED && r->shown && i != top)
+      sm_item_more(it, "kernel", c->g.st->id, i);
+  }
+}
+
 /* The kernels of a family a named change removes (summary.kernel_levers: a lever id whose
  * matcher lever_ID names kernels; layout conversions that channels_last makes unneeded,
- * expert-weight gathers a grouped MoE GEMM makes unneeded) or folds into one fused kernel
- * (a MoE layer's routing pieces): one item per family, bounded by their in-step time that
+ * expert-weight gathers a grouped MoE GEMM makes unneeded), folds into one fused kernel
+ * (a MoE layer's routing pieces) or narrows to a smaller dtype (summary.lever_bytes_kept:
+ * FP32 embedding tables in FP16): one item per family, bounded by their in-step time that
  * ran with nothing else on the GPU (a fold: less the largest piece, which the fused kernel
- * still spends), its evidence their largest row the kernel table shows. */
+ * still spends; a narrowing: times the share of bytes it removes), its evidence their
+ * largest row the kernel table shows. */
 static void kernel_lever(sm_ctx *c, const sm_lever *g, te_subject *subj) {
   if (!g->name || !lever_partner(c, g, subj)) return;
   double sum = 0, alone = 0, max = 0, max_alone = 0;
@@ -1250,27 +1265,29 @@ static void kernel_lever(sm_ctx *c, const sm_lever *g, te_subject *subj) {
     n++;
     if (r->shown && top == SIZE_MAX) top = i; /* rows are time-descending */
   }
-  bool fold = g->fused != NULL;
+  bool narrow = g->bytes_kept < 1, fold = !narrow && g->fused != NULL;
   if (!n || top == SIZE_MAX || (fold && n < 2)) return; /* one piece folds into nothing */
   const an_kernel_row *tr = &c->g.st->kernels[top];
   const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
   /* what goes shortens the step only where it ran alone: a fold keeps the largest piece,
-   * and its alone part with it (blind review 20 defect 2) */
-  double bound = fold ? alone - max_alone : alone;
-  an_summary_item *it =
-      sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_KERNEL_LEVER, top, loc, bound > 0 ? bound : 0,
-             fold ? AN_BASIS_FOLDED : AN_BASIS_REMOVED, sum);
+   * and its alone part with it (blind review 20 defect 2); a narrower dtype keeps its
+   * share of the bytes, and a memory-bound kernel's time at its present rate with them */
+  double bound = narrow ? alone * (1 - g->bytes_kept) : fold ? alone - max_alone : alone;
+  an_bound_basis basis = narrow ? AN_BASIS_NARROWED : fold ? AN_BASIS_FOLDED : AN_BASIS_REMOVED;
+  an_summary_item *it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_KERNEL_LEVER, top, loc,
+                               bound > 0 ? bound : 0, basis, sum);
   if (!it) return;
   it->count = n;
   it->detail_us = alone;
+  it->lever_title = g->title;
+  it->bytes_kept = narrow ? g->bytes_kept : 0;
   if (fold) {
     it->largest_us = max;
     it->largest_alone_us = max_alone;
   }
   it->lever = g->run_text;
   it->lever_op = g->id;
-  for (size_t i = 0; i < c->g.st->n_kernels; i++)
-    if (lever_row(c, g, &c->g.st->kernels[i], subj)) sm_item_kernel(c, c->g.st->kernels[i].name);
+  lever_kernels(c, g, subj, it, top);
 }
 
 void sm_kernel_lever_items(sm_ctx *c) {
@@ -1421,7 +1438,10 @@ bool sm_levers_resolve(sm_ctx *c) {
         .fused = lever_matcher(c, id, "_fused"),
         .sync = te_string_list_has(&c->s->summary_sync_levers, id),
         .no_sync = te_string_list_has(&c->s->summary_no_sync_levers, id),
+        .bytes_kept = te_number_map_get(&c->s->summary_lever_bytes_kept, id),
     };
+    const te_string_list *title = te_list_map_get(&c->s->summary_lever_titles, id);
+    c->levers[c->n_levers - 1].title = title && title->n ? title->items[0] : NULL;
   }
   /* a kernel lever takes the first entry of its id (te_list_map_get), when it has a text */
   for (size_t i = 0; i < kl->n; i++)

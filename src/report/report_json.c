@@ -660,6 +660,14 @@ static bool item_cast_json(cJSON *o, const an_summary_item *it) {
          add_str_or_null(x, "hint", it->cast_hint);
 }
 
+/* "bytes_kept": a narrowing kernel lever's share of its kernels' bytes the change keeps (basis
+ * narrowed: FP32 embedding tables in FP16); only on such an item, so the other reports'
+ * JSON stays as it was. */
+static bool item_narrowed_json(cJSON *o, const an_summary_item *it) {
+  if (it->basis != AN_BASIS_NARROWED) return true;
+  return cJSON_AddNumberToObject(o, "bytes_kept", an_round3(it->bytes_kept)) != NULL;
+}
+
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -687,7 +695,7 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          cJSON_AddNullToObject(o, "same_lever_as") &&
          add_str_or_null(o, "same_change", it->same_change) && item_not_additive_json(o, it) &&
          item_fold_json(o, it) && item_step_floor_json(o, it) && item_fp32_json(o, it) &&
-         item_cast_json(o, it);
+         item_cast_json(o, it) && item_narrowed_json(o, it);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

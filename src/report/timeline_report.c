@@ -133,9 +133,9 @@ int64_t rp_collective_transfer_ns(const an_collective_time *c) {
 }
 
 const char *rp_bound_basis(an_bound_basis b) {
-  static const char *const w[] = {"idle",      "wait",       "roofline",  "saving",  "chain",
-                                  "exposed",   "round_trip", "unbounded", "removed", "folded",
-                                  "precision", "blocked",    "batch",     "fp32",    "cast"};
+  static const char *const w[] = {
+      "idle",    "wait",   "roofline",  "saving",  "chain", "exposed", "round_trip", "unbounded",
+      "removed", "folded", "precision", "blocked", "batch", "fp32",    "cast",       "narrowed"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -758,6 +758,7 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
            "thread or process, another rank, or the clocks' skew)";
   if (an_summary_upgrade(it)) return UPGRADE_ACTION;
   if (it->action == AN_ACTION_PORT_FUSION) return rp_port_action(it->port_platform);
+  if (it->action == AN_ACTION_KERNEL_LEVER && it->lever_title) return it->lever_title;
   if (it->action == AN_ACTION_KERNEL_LEVER && it->basis == AN_BASIS_FOLDED)
     return "Fold these kernels into one fused kernel (the change their family names)";
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
@@ -1955,6 +1956,22 @@ static void precision_levers(const an_summary_item *it, bool compute, const char
            (*run || w) && k ? "; " : "", k ? kv : "");
 }
 
+/* A narrowing kernel lever (FP32 embedding tables in FP16): its kernels' time, the part
+ * alone on the GPU, the share of bytes the change keeps and what that wins at their present
+ * rate, a memory-bound kernel's time going with its bytes; the lever says why. */
+static void narrowed_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  char y[32], won[32];
+  rp_fmt_ms(y, sizeof y, it->detail_us);
+  rp_fmt_ms(won, sizeof won, it->at_stake_us);
+  snprintf(b, cap,
+           "%zu kernel%s %s ms/step, %s ms/step of it with nothing else on the GPU; the "
+           "change keeps %.0f%% of %s bytes, and a memory-bound kernel's time at its present "
+           "rate goes with its bytes: at most %s ms/step (an upper bound: the indices and "
+           "per-row state stay); lever (%s): %s",
+           it->count, it->count == 1 ? " takes" : "s take", x, y, it->bytes_kept * 100.0,
+           it->count == 1 ? "its" : "their", won, it->lever_op, it->lever);
+}
+
 /* The precision item: its rows' time, the term their bounds are (the compute-bound ones'
  * rate against their 16-bit peak), what FP8 changes for each term and what that wins at
  * most (half the bytes a memory-bound row moves; the FP8 peak over the 16-bit one for a
@@ -2755,6 +2772,9 @@ void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t 
                "%zu kernel%s %s ms/step, %s ms/step of it with nothing else on the GPU; "
                "lever (%s): %s",
                it->count, it->count == 1 ? " takes" : "s take", x, y, it->lever_op, it->lever);
+      return;
+    case AN_BASIS_NARROWED:
+      narrowed_basis(it, x, b, cap);
       return;
     case AN_BASIS_PRECISION:
       precision_basis(it, x, b, cap);

@@ -151,7 +151,7 @@ def basis_limit(item, stage, fail, rep=None):
         if item["bound_us_per_step"] > wait + EPS:
             fail(f"{item['anchor']}: bound over the collectives' wait")
         return tl["total"]["collective_us"] / steps
-    if basis in ("chain", "roofline", "exposed", "removed", "folded", "precision"):  # the rows' Per step cells
+    if basis in ("chain", "roofline", "exposed", "removed", "folded", "precision", "narrowed"):  # the rows' Per step cells
         return sum(rows[k]["per_step_us"] for k in item["kernels"] if k in rows)
     if basis == "saving":
         return sum(rows[k]["total_us"] for k in item["kernels"] if k in rows)
@@ -248,6 +248,14 @@ def check_rows(where, item, stage, rep, fail, claimed):
             fail(f"{where}: fold basis {item['basis_us_per_step']} != {sum(ts):.3f} us its {len(ts)} kernels sum to")
         elif item["bound_us_per_step"] > sum(ts) - max(ts) + EPS * len(ts):
             fail(f"{where}: fold bound {item['bound_us_per_step']} > its kernels less the largest")
+    elif item["basis"] == "narrowed":
+        # a lever narrowing its kernels' dtype: their time, at most the share of bytes it
+        # removes of it (bytes_kept: FP32 embedding tables in FP16)
+        kept = item.get("bytes_kept")
+        if kept is None or not 0 < kept < 1:
+            fail(f"{where}: narrowed item without a bytes_kept share in (0, 1)")
+        elif item["bound_us_per_step"] > item["basis_us_per_step"] * (1 - kept) + EPS:
+            fail(f"{where}: narrowed bound {item['bound_us_per_step']} > its kernels x (1 - {kept})")
     elif item["basis"] in ("chain", "removed"):
         ks = {k["name"]: k for k in stage.get("kernels", [])}
         # a chain leaves out its kernels' launches under custom ops (opaque_steps_us)

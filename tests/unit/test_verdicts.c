@@ -1246,3 +1246,109 @@ Test(casts, a_cast_kernel_names_its_neighbours, .init = setup, .fini = teardown)
   an_report_destroy(rep);
   free(t);
 }
+
+/* ------------------------------------------------------------ FP32 embedding tables */
+
+/* FBGEMM's TBE kernels as hta_async_cpu_to_gpu_a100 names them (row dtypes FP32) and as
+ * hta_sampled_2ranks does (FP16 tables: emb_t c10::Half). */
+#define TBE_CTA(T, G)                                                                        \
+  "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<" T \
+  ", " G ", " T ", 2ul>(at::GenericPackedTensorAccessor<" G                                  \
+  ", 2ul, "                                                                                  \
+  "at::RestrictPtrTraits, int>)"
+#define TBE_WARP(T, G)                                                                        \
+  "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_warp_per_row_1<" T \
+  ", " G ", " T ", 2ul>(at::GenericPackedTensorAccessor<" G                                   \
+  ", 2ul, "                                                                                   \
+  "at::RestrictPtrTraits, int>)"
+#define TBE_FWD(T)                                                   \
+  "void split_embedding_codegen_forward_unweighted_kernel<" T ", " T \
+  ", float, long, 2ul>"                                              \
+  "(at::GenericPackedTensorAccessor<" T ", 1ul, at::RestrictPtrTraits, long>)"
+#define TBE_SEGMENTS                                                                    \
+  "split_embedding_backward_codegen_rowwise_adagrad_unweighted_find_long_segments(at::" \
+  "GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>)"
+#define MLP_GEMM "ampere_sgemm_128x128_tn"
+
+/* A TorchRec training step on an A100 on one stream, 3 ProfilerSteps: the TBE forward, an MLP
+ * GEMM, the backward's long-segment search, its short runs (warp_per_row) and its long runs
+ * (cta_per_row), in FP32 tables (fp32) or FP16 ones. The caller frees it. */
+static char *tbe_step(bool fp32) {
+  const char *const names[] = {fp32 ? TBE_FWD("float") : TBE_FWD("c10::Half"), MLP_GEMM,
+                               TBE_SEGMENTS,
+                               fp32 ? TBE_WARP("float", "float") : TBE_WARP("c10::Half", "float"),
+                               fp32 ? TBE_CTA("float", "float") : TBE_CTA("c10::Half", "float")};
+  const double dur[] = {1500, 2500, 40, 1200, 2200};
+  size_t len = 0;
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert_not_null(f, "a trace in memory");
+  fputs(
+      "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"computeMajor\":8,"
+      "\"computeMinor\":0}],\"traceEvents\":[",
+      f);
+  double t = 0;
+  int c = 1;
+  for (int s = 0; s < 3; s++) {
+    double start = t;
+    for (size_t k = 0; k < sizeof dur / sizeof *dur; k++) {
+      fprintf(f,
+              "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,"
+              "\"tid\":1,\"ts\":%.3f,\"dur\":4,\"args\":{\"correlation\":%d}},"
+              "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
+              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}}",
+              c > 1 ? "," : "", t, c, names[k], t + 5, dur[k], c);
+      c++;
+      t += dur[k] + 6;
+    }
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":0,"
+            "\"tid\":1,\"ts\":%.3f,\"dur\":%.3f}",
+            s + 10, start, t - start + 2);
+    t += 100;
+  }
+  fputs("]}", f);
+  cr_assert_eq(fclose(f), 0);
+  return buf;
+}
+
+static const an_summary_item *lever_item(const an_report *rep, const char *id) {
+  for (size_t i = 0; i < rep->n_summary + rep->n_leads; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    if (it->action == AN_ACTION_KERNEL_LEVER && it->lever_op && !strcmp(it->lever_op, id))
+      return it;
+  }
+  return NULL;
+}
+
+/* Review 20 defect 8, review 22 defect 1: FBGEMM's TBE kernels whose template arguments
+ * name FP32 rows are one item, FP16 tables and pooled output, bound by the share of bytes
+ * that change removes (half) of their time alone on the GPU: the forward and both backward
+ * kernels, not the segment search nor the GEMM; tables already FP16 make no item. */
+Test(levers, fp32_embedding_tables_halve_in_fp16, .init = setup, .fini = teardown) {
+  char *t = tbe_step(true);
+  an_report *rep = run_framework(NULL, t);
+  const an_summary_item *it = lever_item(rep, "tbe_fp16");
+  cr_assert_not_null(it, "FP32 TBE kernels take ~66%% of the step");
+  cr_expect_eq(it->basis, AN_BASIS_NARROWED);
+  cr_expect_eq(it->count, 3, "forward, warp_per_row, cta_per_row");
+  cr_expect_float_eq(it->basis_us, 1500 + 1200 + 2200, 1e-6, "their time a step");
+  cr_expect_float_eq(it->bytes_kept, 0.5, 1e-12);
+  cr_expect_float_eq(it->at_stake_us, (1500 + 1200 + 2200) * 0.5, 1e-6,
+                     "half their time: nothing else on the GPU beside them");
+  cr_assert_not_null(it->lever_title);
+  cr_expect(strstr(it->lever_title, "FP16") != NULL, "%s", it->lever_title);
+  cr_assert_not_null(it->lever);
+  cr_expect(strstr(it->lever, "weights_precision=SparseType.FP16") != NULL, "%s", it->lever);
+  char *md = test_render(rp_markdown, rep, rules);
+  cr_expect(strstr(md, it->lever_title) && strstr(md, "keeps 50% of their bytes"),
+            "the item states the packs' action and the share its bound keeps");
+  free(md);
+  an_report_destroy(rep);
+  free(t);
+  t = tbe_step(false);
+  rep = run_framework(NULL, t);
+  cr_expect_null(lever_item(rep, "tbe_fp16"), "FP16 tables already");
+  an_report_destroy(rep);
+  free(t);
+}

@@ -471,6 +471,12 @@ typedef struct te_list_map {
   X(summary_kernel_levers, "summary.kernel_levers", LIST, 0, 0, 0, NULL,                           \
     "lever ids (summary.levers) whose matcher names kernels the change removes: one item each, "   \
     "bounded by their time alone on the GPU")                                                      \
+  X(summary_lever_bytes_kept, "summary.lever_bytes_kept", NUMBER_MAP, 0.01, 0.99, 1, NULL,         \
+    "kernel lever id -> the share of its kernels' bytes its change keeps (a narrower dtype): "     \
+    "bound their time alone x (1 - it); a lever not listed removes or folds its kernels")          \
+  X(summary_lever_titles, "summary.lever_titles", LIST_MAP, 0, 0, 0, NULL,                         \
+    "kernel lever id -> [the action its item states], for a change that does not remove its "      \
+    "kernels")                                                                                     \
   X(summary_precision_families, "summary.precision_families", LIST, 0, 0, 0, NULL,                 \
     "roofline op families (GEMM, attention) whose 16-bit rows make one FP8 precision item in a "   \
     "serving run")                                                                                 \
