@@ -223,10 +223,53 @@ static void parse_latency_floor(te_vctx *v, const ty_node *n, te_device *d) {
   d->latency_floor_basis = te_get_nonempty_str(v, basis, "latency_floor.basis");
 }
 
+/* Whether key is one of roofline.attention_ceiling's points ("causal/64/512"). */
+static bool ceiling_point(const char *key) {
+  size_t n = strlen(key);
+  for (const char *c = TE_ATTENTION_CEILING_POINTS; *c;) {
+    const char *end = strchr(c, '|');
+    size_t len = end ? (size_t)(end - c) : strlen(c);
+    if (len == n && !strncmp(c, key, n)) return true;
+    if (!end) break;
+    c = end + 1;
+  }
+  return false;
+}
+
+/* Optional: the part's own attention ceiling (docs/roofline.md "Attention ceiling"), points
+ * keyed as roofline.attention_ceiling, each a fraction of the format's dense peak. */
+static void parse_attention_ceiling(te_vctx *v, const ty_node *n, te_device *d) {
+  static const char *const keys[] = {"points", "basis", NULL};
+  if (!te_expect_map(v, n, "attention_ceiling")) return;
+  te_check_keys(v, n, keys, "attention_ceiling");
+  const ty_node *pts = ty_get(n, "points"), *basis = ty_get(n, "basis");
+  if (!pts || !basis) {
+    te_verr(v, n, "attention_ceiling needs '%s'", pts ? "basis" : "points");
+    return;
+  }
+  d->attention_ceiling_basis = te_get_nonempty_str(v, basis, "attention_ceiling.basis");
+  if (!te_expect_map(v, pts, "attention_ceiling.points") || !pts->n) return;
+  const char **k = te_arena_alloc(v->a, pts->n * sizeof *k);
+  double *x = te_arena_alloc(v->a, pts->n * sizeof *x);
+  if (!k || !x) return;
+  size_t m = 0;
+  for (size_t i = 0; i < pts->n; i++) {
+    const ty_node *key = pts->items[2 * i], *val = pts->items[2 * i + 1];
+    const char *s = te_get_nonempty_str(v, key, "an attention_ceiling point");
+    if (s && !ceiling_point(s))
+      te_verr(v, key, "attention_ceiling point must be one of %s, not '%.40s'",
+              TE_ATTENTION_CEILING_POINTS, s);
+    else if (s && te_get_num(v, val, "an attention_ceiling fraction", 0, 1, &x[m]))
+      k[m++] = s;
+  }
+  d->attention_ceiling = (te_number_map){m, k, x, 0};
+}
+
 te_entry *te_parse_device(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS,  "label",         "match",         "sms",
-                                     "hbm_tbs",    "link_gbs",      "host_link_gbs", "peak_tflops",
-                                     "attainable", "latency_floor", "source",        NULL};
+  static const char *const keys[] = {
+      HEADER_KEYS,         "label",         "match",       "sms",        "hbm_tbs",
+      "link_gbs",          "host_link_gbs", "peak_tflops", "attainable", "latency_floor",
+      "attention_ceiling", "source",        NULL};
   (void)ctx;
   device_entry *e = TE_ENTRY_NEW(v, item, what, keys, device_entry);
   if (!e) return NULL;
@@ -248,6 +291,7 @@ te_entry *te_parse_device(te_vctx *v, const ty_node *item, const char *what, voi
   if ((x = te_require(v, item, "peak_tflops", what, &e->hdr))) parse_peaks(v, x, d);
   if ((x = te_require(v, item, "attainable", what, &e->hdr))) parse_attainable(v, x, d);
   if ((x = ty_get(item, "latency_floor"))) parse_latency_floor(v, x, d);
+  if ((x = ty_get(item, "attention_ceiling"))) parse_attention_ceiling(v, x, d);
   if ((x = te_require(v, item, "source", what, &e->hdr)))
     d->source = te_get_nonempty_str(v, x, "source");
   return &e->hdr;

@@ -85,7 +85,7 @@ static long annotation_tokens(const char *name, const te_string_list *keys) {
 #define ATTN_SUM_MAX 1e15 /* past any real step: a bigger figure is not a count */
 enum { SUM_SQ, SUM_SK, SUM_SQSQ, SUM_SQSK, N_SUMS };
 typedef struct attn_sums {
-  double q, kv, pairs, seqs;
+  double q, kv, pairs, seqs, qk;
 } attn_sums;
 static bool phase_sums(const char *p, attn_sums *sum) {
   static const char *const names[N_SUMS] = {"sq", "sk", "sqsq", "sqsk"};
@@ -110,6 +110,7 @@ static bool phase_sums(const char *p, attn_sums *sum) {
       v[SUM_SQSK] >= ATTN_SUM_MAX || seqs >= ATTN_SUM_MAX)
     return false;
   sum->q += v[SUM_SQ], sum->kv += v[SUM_SK], sum->pairs += pr, sum->seqs += seqs;
+  sum->qk += v[SUM_SQSK];
   return true;
 }
 
@@ -126,7 +127,7 @@ static void annotation_attention(const char *name, const te_string_list *keys, a
   }
   if (!phases) return;
   x->attn_q_tokens += sum.q, x->attn_kv_tokens += sum.kv, x->attn_pairs += sum.pairs;
-  x->attn_seqs += sum.seqs;
+  x->attn_seqs += sum.seqs, x->attn_qk += sum.qk;
   x->steps_with_attn++;
 }
 

@@ -392,8 +392,12 @@ typedef struct an_roofline {
    * device_rate below it, else 0. */
   double attn_ceiling_frac, attn_head_dim, attn_kv_len;
   bool attn_causal;
+  /* the head_dim of the curve read and its shortest KV length (FLOP-weighted): above the
+   * row's head_dim or KV length, the figure is a larger shape's, an upper bound */
+  double attn_curve_dim, attn_shortest_kv;
   double pack_rate;
-  const char *ceiling_basis; /* roofline.attention_ceiling_basis (the rules' string) */
+  const char *ceiling_basis; /* the device's attention_ceiling.basis, else
+                                roofline.attention_ceiling_basis (the rules' string) */
   /* The row's class beside its family: its kernel holds FP4 weights it dequantises to its
    * 16-bit format in the kernel (matcher precision_dequant_kernel, on a device whose pack
    * states no FP4 peak: no FP4 units). basis_family, basis_dequant: the class of the row
@@ -2174,8 +2178,10 @@ typedef struct an_exec_facts {
    * execute_..._context_N(sq..sk..sqsq..sqsk..)_generation_N(...)), summed over the
    * stage's steps that state every sum: query tokens, KV tokens read, and causal
    * (query, key) score pairs sum over sequences of sq*sk - sq*(sq-1)/2; and the phases'
-   * sequences (the N after each phase key), which bound a sliding window's reads */
-  double attn_q_tokens, attn_kv_tokens, attn_pairs, attn_seqs;
+   * sequences (the N after each phase key), which bound a sliding window's reads; and the
+   * unmasked pairs sum(sq*sk), whose mean per query token is the KV length a query row sees
+   * (the shape of its attention ceiling) and whose causal cut shows the masking */
+  double attn_q_tokens, attn_kv_tokens, attn_pairs, attn_seqs, attn_qk;
   size_t steps_with_attn;
 } an_exec_facts;
 

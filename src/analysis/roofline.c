@@ -446,9 +446,10 @@ typedef struct row_acc {
    * are computed, so a one-launch row's equals its own) */
   double launch_tbs, launch_tflops[TE_PEAK_COUNT];
   double launch_tbs_us, launch_tflops_us[TE_PEAK_COUNT]; /* those launches' times */
-  /* attention launches with an op's shapes and a roofline.attention_ceiling point: their
-   * FLOPs, and those FLOPs times the point's fraction, head_dim, KV length; causal ones */
-  double ceil_flops, ceil_frac, ceil_dim, ceil_kv, ceil_causal;
+  /* attention launches with a shape and a roofline.attention_ceiling point: their FLOPs,
+   * and those FLOPs times the point's fraction, head_dim, KV length, the curve's head_dim
+   * and shortest length; causal ones */
+  double ceil_flops, ceil_frac, ceil_dim, ceil_kv, ceil_causal, ceil_curve_dim, ceil_shortest;
 } row_acc;
 
 /* The bound of one launch; R_NO_PEAK when its FLOPs have no peak on the device. Matrix
@@ -602,8 +603,10 @@ typedef struct run {
   an_roofline_result *out;
   mapping_costs mc;
   view_ops *kept;         /* the mapping's view ops, when it reads the formal side's views */
-  an_attn_point *ceiling; /* roofline.attention_ceiling, parsed once */
+  an_attn_point *ceiling; /* the device's attention_ceiling, else roofline.attention_ceiling,
+                             parsed once */
   size_t n_ceiling;
+  const char *ceiling_basis; /* that table's source, as the report cites it */
   double shortest_us;        /* the run's shortest kernel launch: proof of what a launch can take */
   double shortest_matrix_us; /* the same of the launches costed as matrix work */
   const te_matcher *dequant; /* matcher precision_dequant_kernel (NULL: none) */
@@ -639,6 +642,8 @@ static reason borrowed_cost(run *r, view_ops *vo, size_t vi, size_t s, const tr_
     *src = AN_SHAPES_STEP_SUMS;
     return R_OK;
   }
+  /* the model plans write the work alone: no attention shape (ceiling) beside it */
+  l->cost = (an_op_cost){0, 0, NULL, 0, 0, false};
   if (r->ms.moe_usable && an_moe_gemm_kernel(r->c.rules, raw)) {
     an_moe_gemm_cost(&r->ms.moe, r->ms.moe_next++, &l->cost);
     l->kind = TE_COST_GROUPED_GEMM;
@@ -688,14 +693,29 @@ static bool matrix_kind(te_cost_kind k) {
  * 19 defect 6): weighed by its FLOPs. */
 static void ceiling_add(const run *r, row_acc *a, const an_op_cost *c) {
   if (c->attn_head_dim <= 0 || c->flops <= 0) return;
+  an_attn_at at;
   double f = an_attn_ceiling_frac(r->ceiling, r->n_ceiling, c->attn_causal, c->attn_head_dim,
-                                  c->attn_kv_len);
+                                  c->attn_kv_len, &at);
   if (f <= 0) return;
   a->ceil_flops += c->flops;
   a->ceil_frac += c->flops * f;
   a->ceil_dim += c->flops * c->attn_head_dim;
   a->ceil_kv += c->flops * c->attn_kv_len;
   a->ceil_causal += c->attn_causal ? c->flops : 0;
+  a->ceil_curve_dim += c->flops * at.curve_dim;
+  a->ceil_shortest += c->flops * at.shortest;
+}
+
+/* The attention ceiling of the run's device: its own published curves (its pack entry's
+ * attention_ceiling), else roofline.attention_ceiling (H100's, an estimate elsewhere). */
+static bool ceiling_make(run *r) {
+  const te_device *d = r->c.dev;
+  const te_settings *s = te_rules_settings(r->c.rules);
+  bool own = d && d->attention_ceiling.n;
+  const te_string_list *why = &s->roofline_attention_ceiling_basis;
+  r->ceiling_basis = own ? d->attention_ceiling_basis : why->n ? why->items[0] : NULL;
+  return an_attn_ceiling_make(own ? &d->attention_ceiling : &s->roofline_attention_ceiling,
+                              &r->ceiling, &r->n_ceiling);
 }
 
 static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, size_t b, size_t i) {
@@ -950,6 +970,8 @@ static an_roofline record_of(const row_acc *a) {
     rec.attn_head_dim = a->ceil_dim / a->ceil_flops;
     rec.attn_kv_len = a->ceil_kv / a->ceil_flops;
     rec.attn_causal = a->ceil_causal > a->ceil_flops / 2;
+    rec.attn_curve_dim = a->ceil_curve_dim / a->ceil_flops;
+    rec.attn_shortest_kv = a->ceil_shortest / a->ceil_flops;
   }
   return rec;
 }
@@ -1259,9 +1281,8 @@ static void set_attainable(run *r, an_roofline *rec) {
    * shapes (roofline.attention_ceiling; review 19 defect 6) */
   double shape = rec->attn_ceiling_frac * rec->peak;
   if (rec->limiter == AN_LIMIT_COMPUTE && shape > 0 && shape < dev) {
-    const te_string_list *why = &te_rules_settings(r->c.rules)->roofline_attention_ceiling_basis;
     rec->pack_rate = dev;
-    rec->ceiling_basis = why->n ? why->items[0] : NULL;
+    rec->ceiling_basis = r->ceiling_basis;
     dev = shape;
   }
   rec->device_rate = dev;
@@ -1352,8 +1373,7 @@ static an_status run_all(run *r, const an_roofline_side *mapping) {
       mapping && mapping->n && mapping->n == r->fm->n && mapping->views == r->fm->views;
   if (same_views && !(r->kept = calloc(mapping->n, sizeof *r->kept))) return AN_ERR_NOMEM;
   if (mapping && mapping->n) mapping_build(&r->c, mapping, &r->mc, r->kept);
-  if (!an_attn_ceiling_make(te_rules_settings(r->c.rules), &r->ceiling, &r->n_ceiling))
-    return AN_ERR_NOMEM;
+  if (!ceiling_make(r)) return AN_ERR_NOMEM;
   cost_formal(r);
   set_floor(r);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = build_records(r, s);

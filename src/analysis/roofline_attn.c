@@ -12,6 +12,10 @@
 
 #define FLOPS_PER_PAIR_PER_DIM 4.0 /* QK^T and PV: a multiply-add (2 FLOPs) each */
 #define FP8_BYTES 1.0
+/* A step's attention is causal-shaped when its scored pairs are under this share of
+ * sum(sq*sk): midway between an unmasked batch (all of them) and square causal sequences
+ * (sq = sk: half of them); chunks over a long cached prefix score nearly all. */
+#define CAUSAL_PAIRS_SHARE 0.75
 
 bool an_attn_kernel(const te_rules *rules, const char *name) {
   const te_matcher *m = te_rules_matcher(rules, AN_ATTN_KERNEL_MATCHER);
@@ -31,15 +35,20 @@ static long sliding_layers(const te_model *m) {
   return n;
 }
 
-/* One layer's attention launch: q query tokens against kv KV tokens, pairs score pairs. */
-static void attn_cost(const te_model *m, double q, double kv, double pairs, bool fp8,
-                      an_op_cost *cost) {
+/* One layer's attention launch: q query tokens against kv KV tokens, pairs score pairs;
+ * its ceiling's shape (roofline.attention_ceiling): a query row sees kv_len keys on average
+ * (the step's sum(sq*sk) over its query tokens: one sequence's length when all are alike). */
+static void attn_cost(const te_model *m, double q, double kv, double pairs, double kv_len,
+                      bool causal, bool fp8, an_op_cost *cost) {
   const double act = m->weight_dtype->bytes, kvb = fp8 ? FP8_BYTES : act;
   const double qd = (double)(m->heads * m->head_dim), kvd = (double)(m->kv_heads * m->head_dim);
   cost->flops = FLOPS_PER_PAIR_PER_DIM * qd * pairs;
   /* K and V of every KV token read; the queries read and the outputs written */
   cost->bytes = kv * 2.0 * kvd * kvb + q * 2.0 * qd * act;
   cost->dtype = m->weight_dtype;
+  cost->attn_head_dim = (double)m->head_dim;
+  cost->attn_kv_len = kv_len;
+  cost->attn_causal = causal;
 }
 
 /* Which fact is missing, AN_ATTN_HELD when none. */
@@ -68,8 +77,10 @@ bool an_attn_plan_make(const te_model *m, const an_exec_facts *x, size_t steps, 
   if (why->kind != AN_ATTN_HELD) return false;
   const double n = (double)x->steps_with_attn; /* every view's steps: the mean step */
   const double q = x->attn_q_tokens / n, kv = x->attn_kv_tokens / n, pairs = x->attn_pairs / n;
+  const double qk = x->attn_qk / n, kv_len = q > 0 ? qk / q : 0;
+  const bool causal = pairs < CAUSAL_PAIRS_SHARE * qk;
   plan->model = m;
-  attn_cost(m, q, kv, pairs, fp8 != 0, &plan->cost);
+  attn_cost(m, q, kv, pairs, kv_len, causal, fp8 != 0, &plan->cost);
   why->q_tokens = q, why->kv_tokens = kv, why->pairs = pairs;
   why->kv_fp8 = fp8 != 0;
   why->kv_dtype = m->weight_dtype->id;
@@ -81,7 +92,8 @@ bool an_attn_plan_make(const te_model *m, const an_exec_facts *x, size_t steps, 
     const double reach = seqs > 0 ? q + seqs * (w - 1) : kv; /* no count: no bound */
     why->window_kv_tokens = kv < reach ? kv : reach;
     why->window_pairs = pairs < q * w ? pairs : q * w;
-    attn_cost(m, q, why->window_kv_tokens, why->window_pairs, fp8 != 0, &plan->window_cost);
+    attn_cost(m, q, why->window_kv_tokens, why->window_pairs, kv_len < w ? kv_len : w, causal,
+              fp8 != 0, &plan->window_cost);
   }
   return true;
 }
@@ -101,8 +113,7 @@ static int cmp_point(const void *a, const void *b) {
   return (x->kv_len > y->kv_len) - (x->kv_len < y->kv_len);
 }
 
-bool an_attn_ceiling_make(const te_settings *s, an_attn_point **out, size_t *n) {
-  const te_number_map *m = &s->roofline_attention_ceiling;
+bool an_attn_ceiling_make(const te_number_map *m, an_attn_point **out, size_t *n) {
   *out = NULL;
   *n = 0;
   if (!m->n) return true;
@@ -126,7 +137,7 @@ bool an_attn_ceiling_make(const te_settings *s, an_attn_point **out, size_t *n) 
 }
 
 double an_attn_ceiling_frac(const an_attn_point *p, size_t n, bool causal, double head_dim,
-                            double kv_len) {
+                            double kv_len, an_attn_at *at) {
   double below = 0, least = 0; /* the curve: the largest head_dim at or below it, else the
                                   smallest */
   for (size_t i = 0; i < n; i++) {
@@ -136,11 +147,14 @@ double an_attn_ceiling_frac(const an_attn_point *p, size_t n, bool causal, doubl
   }
   double dim = below > 0 ? below : least;
   const an_attn_point *lo = NULL, *hi = NULL; /* the points around kv_len on that curve */
+  double shortest = 0;
   for (size_t i = 0; i < n; i++) {
     if (p[i].causal != causal || p[i].head_dim != dim) continue;
+    if (shortest == 0) shortest = p[i].kv_len; /* sorted by length within a curve */
     if (p[i].kv_len <= kv_len) lo = &p[i];
     if (p[i].kv_len >= kv_len && !hi) hi = &p[i];
   }
+  if (at) *at = (an_attn_at){dim, shortest};
   if (!lo || !hi) return lo ? lo->frac : hi ? hi->frac : 0;
   if (hi->kv_len <= lo->kv_len) return lo->frac;
   double t = log2(kv_len / lo->kv_len) / log2(hi->kv_len / lo->kv_len);

@@ -52,16 +52,24 @@ typedef struct an_attn_point {
   double head_dim, kv_len, frac;
 } an_attn_point;
 
-/* The points of the settings' map, parsed once (keys "causal/64/512", validated against
+/* The points of a ceiling map (the device's attention_ceiling, else the settings'
+ * roofline.attention_ceiling), parsed once (keys "causal/64/512", validated against
  * TE_ATTENTION_CEILING_POINTS), sorted by masking, head_dim and length; *n their count.
  * NULL with *n 0 when the map is empty; false when out of memory. Free with free(). */
-bool an_attn_ceiling_make(const te_settings *s, an_attn_point **out, size_t *n);
+bool an_attn_ceiling_make(const te_number_map *m, an_attn_point **out, size_t *n);
+
+/* Where a shape's fraction was read: the curve's head_dim and its shortest KV length (a
+ * shape below either takes a figure its source measured at a larger shape, which a smaller
+ * one does not exceed: an upper bound). */
+typedef struct an_attn_at {
+  double curve_dim, shortest;
+} an_attn_at;
 
 /* The fraction at an attention shape: the curve of its masking at the largest head_dim at
  * or below it (else the smallest), its KV length interpolated in log2 between that curve's
- * points and clamped to its ends; 0 when no curve. */
+ * points and clamped to its ends; 0 when no curve. at (optional) gets the curve read. */
 double an_attn_ceiling_frac(const an_attn_point *p, size_t n, bool causal, double head_dim,
-                            double kv_len);
+                            double kv_len, an_attn_at *at);
 
 /* The cost of the i-th attention launch of the block (launch order: layer i mod layers). */
 void an_attn_launch_cost(const an_attn_plan *plan, size_t i, an_op_cost *out);

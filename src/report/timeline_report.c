@@ -1513,17 +1513,37 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
   }
 }
 
-/* An attention row's attainable rate at its shapes' ceiling (roofline.attention_ceiling):
- * the shape, the fraction of the peak the best published kernels reach there and their
- * source (roofline.attention_ceiling_basis, a settings text the renderer only prints), the
- * device pack's higher rate, and how much faster than today that is. */
+/* The shape an attention ceiling was read at, as the clause after "attention forward"
+ * (roofline.attention_ceiling): the row's own, or, when its head_dim or KV length is below
+ * the source's curves, the nearest larger shape measured, which bounds it from above. */
+static void ceiling_shape_text(const an_roofline *f, char *b, size_t cap) {
+  const char *mean = f->source == AN_SHAPES_STEP_SUMS ? " (the mean a query token sees)" : "";
+  double dim = f->attn_curve_dim > f->attn_head_dim + 0.5 ? f->attn_curve_dim : f->attn_head_dim;
+  double kv = f->attn_shortest_kv > f->attn_kv_len + 0.5 ? f->attn_shortest_kv : f->attn_kv_len;
+  if (dim == f->attn_head_dim && kv == f->attn_kv_len)
+    snprintf(b, cap, "at head_dim %.0f and %.0f KV tokens%s", dim, kv, mean);
+  else
+    snprintf(b, cap,
+             "at head_dim %.0f and %.0f KV tokens, the source's nearest larger shape to this "
+             "one's head_dim %.0f and %.0f KV tokens%s (a smaller head_dim or length reaches "
+             "less: the same softmax work a score pair over fewer matrix FLOPs, the per-tile "
+             "setup over fewer key tiles; so an upper bound)",
+             dim, kv, f->attn_head_dim, f->attn_kv_len, mean);
+}
+
+/* An attention row's attainable rate at its shapes' ceiling (roofline.attention_ceiling, or
+ * the device's own): the shape, the fraction of the peak the best published kernels reach
+ * there and their source (a rules text the renderer only prints), the device pack's higher
+ * rate, and how much faster than today that is. */
 static void shape_ceiling_text(const an_roofline *f, char *b, size_t cap) {
   double x = f->achieved_tflops > 0 ? f->attainable / f->achieved_tflops : 0;
+  char shape[448];
+  ceiling_shape_text(f, shape, sizeof shape);
   snprintf(b, cap,
-           "an attainable %.2f TFLOP/s (the best published rate of a %s attention forward at "
-           "head_dim %.0f and %.0f KV tokens, %.0f%% of the %.2f TFLOP/s %s peak: %s; under "
-           "the device pack's %.2f TFLOP/s, %.0f%% of the peak; %.2gx its present rate)",
-           f->attainable, f->attn_causal ? "causal" : "unmasked", f->attn_head_dim, f->attn_kv_len,
+           "an attainable %.2f TFLOP/s (the best published rate of %s attention forward %s, "
+           "%.0f%% of the %.2f TFLOP/s %s peak: %s; under the device pack's %.2f TFLOP/s, %.0f%% "
+           "of the peak; %.2gx its present rate)",
+           f->attainable, f->attn_causal ? "a causal" : "an unmasked", shape,
            f->attn_ceiling_frac * 100.0, f->peak, f->dtype ? f->dtype : "dense",
            f->ceiling_basis ? f->ceiling_basis : "the rules' published figures", f->pack_rate,
            f->pack_rate / f->peak * 100.0, x);
@@ -1891,7 +1911,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
     fold_basis(it, x, b, cap);
     return;
   }
-  char att[768] = "";
+  char att[1280] = "";
   if (f) attainable_text(f, att, sizeof att);
   if (it->count > 1) {
     roofline_group_basis(it, att, x, b, cap);

@@ -1846,16 +1846,30 @@ def compiled_copy(args, traces, failures):
             ids(eager)))
 
 
-def ceiling_points(source):
-    """roofline.attention_ceiling of the default pack: {(causal, head_dim): [(len, frac)]}."""
-    pts = {}
+def ceiling_points(source, device=None):
+    """The attention ceiling that applies on a device of the default pack: its entry's own
+    attention_ceiling when it states one, else roofline.attention_ceiling, as
+    ({(causal, head_dim): [(len, frac)]}, basis, own)."""
     with open(os.path.join(source, "rules", "75-roofline.yaml"), encoding="utf-8") as f:
         text = f.read()
-    block = re.search(r"^    attention_ceiling:\n((?:      \S+: [0-9.]+\n)+)", text, re.M)
-    for m in re.finditer(r"(causal|full)/(\d+)/(\d+): ([0-9.]+)", block.group(1)):
+    own = None
+    if device:
+        entry = re.search(r"^  - id: %s\n(.*?)(?=^  - id: |^\S)" % re.escape(device), text,
+                          re.M | re.S)
+        own = entry and re.search(r"^    attention_ceiling:\n      basis: \"([^\"]*)\"\n"
+                                  r"      points:\n((?:        \S+: [0-9.]+\n)+)",
+                                  entry.group(1), re.M)
+    if own:
+        basis, block = own.group(1), own.group(2)
+    else:
+        block = re.search(r"^    attention_ceiling:\n((?:      \S+: [0-9.]+\n)+)", text,
+                          re.M).group(1)
+        basis = re.search(r"attention_ceiling_basis: \[\"([^\"]*)\"\]", text).group(1)
+    pts = {}
+    for m in re.finditer(r"(causal|full)/(\d+)/(\d+): ([0-9.]+)", block):
         pts.setdefault((m.group(1) == "causal", int(m.group(2))), []).append(
             (int(m.group(3)), float(m.group(4))))
-    return {k: sorted(v) for k, v in pts.items()}
+    return {k: sorted(v) for k, v in pts.items()}, basis, bool(own)
 
 
 def ceiling_frac(pts, causal, dim, kv):
@@ -1893,13 +1907,10 @@ def ceiling(args):
     traces = real_traces(args)
     if traces is None:
         return 77
-    pts = ceiling_points(args.source)
-    basis = re.search(r"attention_ceiling_basis: \[\"([^\"]*)\"\]",
-                      open(os.path.join(args.source, "rules", "75-roofline.yaml"),
-                           encoding="utf-8").read()).group(1)
-    failures, named, checked, flat = [], 0, 0, 0
+    failures, named, checked, flat, own_named = [], 0, 0, 0, 0
     for name, path in traces:
         rep = run_json(args.triage, path)
+        pts, basis, own = ceiling_points(args.source, (rep.get("roofline_device") or {}).get("id"))
         rows = {k["name"]: k for st in rep["stages"] for k in st["kernels"]}
         for it in rep["summary"]:
             if it["basis"] != "roofline" or not it["kernels"]:
@@ -1915,6 +1926,18 @@ def ceiling(args):
                 if "a ceiling no shipped kernel is shown reaching here" not in it["basis_text"]:
                     failures.append("%s: attention at the pack's flat fraction not said so: %r" % (
                         name, it["basis_text"][:400]))
+                if own:  # review 22 defect 5: the device's own curves cap every shape
+                    failures.append("%s: attention at the pack's flat fraction on a device with "
+                                    "its own ceiling: %r" % (name, it["basis_text"][:400]))
+            if own and "the best published rate" in it["basis_text"]:
+                own_named += 1
+                top = max(fr for curve in pts.values() for _, fr in curve)
+                m = re.search(r"of the (?:device's )?([0-9.]+) TFLOP/s \w+ peak", it["basis_text"])
+                if basis not in it["basis_text"] or (
+                        m and f["attainable_basis"] != "trace" and
+                        f["attainable"] > top * float(m.group(1)) * 1.005):
+                    failures.append("%s: the device's ceiling (%s, at most %.3f) not applied: %r" % (
+                        name, basis[:60], top, it["basis_text"][:600]))
             if not f["shapes"] or any(sh["op"] not in ATTN_OPS for sh in f["shapes"]):
                 continue
             w = fr = dim = kv = causal_w = 0
@@ -1943,17 +1966,17 @@ def ceiling(args):
                     name, f["attainable"], frac, peak))
             if "the best published rate" in text:
                 named += 1
-                want = "the best published rate of a %s attention forward at head_dim %.0f and " \
-                       "%.0f KV tokens, %.0f%% of the" % ("causal" if causal else "unmasked", dim,
-                                                         kv, frac * 100)
+                want = "the best published rate of %s attention forward at head_dim %.0f and " \
+                       "%.0f KV tokens, %.0f%% of the" % ("a causal" if causal else "an unmasked",
+                                                         dim, kv, frac * 100)
                 if want not in text or basis not in text or \
                         abs(f["attainable"] - frac * peak) > 0.005 * frac * peak:
                     failures.append("%s: want %r at %.1f, got %.1f: %r" % (
                         name, want, frac * peak, f["attainable"], text[:400]))
     if not named:
         failures.append("no attention item measured against its shape's ceiling")
-    if not flat:  # SGLang and vLLM prefill, tracelens on MI300X
-        failures.append("no attention item at the device pack's flat fraction")
+    if own_named < 3:  # SGLang and vLLM prefill, tracelens on MI300X (review 22 defect 5)
+        failures.append("%d attention items at a device's own ceiling, want 3" % own_named)
     for f in failures:
         print("FAIL " + f)
     print("attention ceilings, %d items checked, %d named, %d failures" % (

@@ -618,7 +618,12 @@ typedef struct te_device {
                                         tile prologue, pipeline fill, epilogue); 0: none
                                         stated (latency_floor_us applies) */
   const char *latency_floor_basis;   /* where that figure comes from */
-  const char *source;                /* the datasheet(s) the figures are from */
+  /* The best published attention forward rates on the part, as fractions of the format's
+   * dense peak keyed as roofline.attention_ceiling (TE_ATTENTION_CEILING_POINTS), and their
+   * source; n 0: none stated (roofline.attention_ceiling applies). */
+  te_number_map attention_ceiling;
+  const char *attention_ceiling_basis;
+  const char *source; /* the datasheet(s) the figures are from */
   te_origin origin;
 } te_device;
 
