@@ -2132,9 +2132,11 @@ typedef struct an_trace_limits {
                                      section the run's world size; else 0: unknown */
   bool ranks_compared;            /* a Ranks section compared the ranks of a directory */
   long world_size;                /* the largest distributedInfo.world_size read, 0: none */
-  const char *short_window_stage; /* label of the first stage whose GPU span is under
+  const char *short_window_stage; /* label of the first stage whose counted steps' GPU span
+                                     (summed; without steps its window's) is under
                                      report.short_window_ms, NULL if none */
-  double short_window_us;         /* that stage's span */
+  double short_window_us;         /* that span */
+  size_t short_window_steps;      /* its counted steps (0: no step markers, the window) */
   size_t partial_site_rows;       /* shown kernel rows whose location covers under
                                      site_min_coverage of their launches (issue 31) */
   double site_min_coverage;       /* kernel_table.site_min_coverage */

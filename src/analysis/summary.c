@@ -703,6 +703,26 @@ static void filtered_queued(an_report *rep, const te_settings *s) {
   l->filtered_queued_pct = pct;
 }
 
+/* The first stage whose captured work is under report.short_window_ms: the GPU span of its
+ * counted steps, summed (its time account's), else without steps its window's; never the
+ * trace window, whose idle outside the steps (a wait for a previous batch before the step)
+ * says nothing of steady state (review 22 defect 7: SGLang decode's one 10.45 ms step went
+ * unflagged behind 463 ms of idle before it, where vLLM decode's 10.74 ms step was). */
+static void short_window(an_report *rep, const te_settings *s) {
+  an_trace_limits *l = &rep->limits;
+  for (size_t i = 0; i < rep->n_stages; i++) {
+    const an_stage_timeline *tl = rep->stages[i].timeline;
+    const an_overlap_stage *o = rep->stages[i].overlap;
+    double us = tl ? (double)tl->total.span_ns / 1000.0 : o ? o->span_us : 0;
+    if (us > 0 && us < s->report_short_window_ms * 1000.0) {
+      l->short_window_stage = rep->stages[i].label;
+      l->short_window_us = us;
+      l->short_window_steps = tl ? tl->n_steps : 0;
+      return;
+    }
+  }
+}
+
 void an_summary_limits(an_report *rep, const te_settings *s) {
   an_trace_limits *l = &rep->limits;
   /* the global payload holds every stage's entries */
@@ -726,14 +746,7 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
       l->ranks_analysed = (long)rep->ranks[i].n_rows;
   }
   if (l->ranks_compared && l->world_size > 0) l->ranks_expected = l->world_size;
-  for (size_t i = 0; i < rep->n_stages; i++) {
-    const an_overlap_stage *o = rep->stages[i].overlap;
-    if (o && o->span_us > 0 && o->span_us < s->report_short_window_ms * 1000.0) {
-      l->short_window_stage = rep->stages[i].label;
-      l->short_window_us = o->span_us;
-      break;
-    }
-  }
+  short_window(rep, s);
   filtered_queued(rep, s);
 }
 

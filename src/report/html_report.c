@@ -412,13 +412,9 @@ static void limit_hints(rp_hw *hw) {
     snprintf(line, sizeof line, "%s: %s", ranks, ranks_line);
     hint_li(hw, "info", line);
   }
-  if (l->short_window_stage) {
-    bool us = rp_prints_in_us(l->short_window_us);
-    snprintf(line, sizeof line,
-             "Short capture window: the %s stage spans %.2f %s of GPU time; "
-             "a longer capture shows steady-state behaviour.",
-             l->short_window_stage, us ? l->short_window_us : l->short_window_us / 1000.0,
-             us ? "us" : "ms");
+  char short_line[RP_SHORT_WINDOW_BYTES];
+  if (rp_short_window_limit(l, short_line, sizeof short_line)) {
+    snprintf(line, sizeof line, "Short capture window: %s", short_line);
     hint_li(hw, "info", line);
   }
   char sites[256];

@@ -374,9 +374,10 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const char *sites = rp_partial_sites_limit(l, site_line, sizeof site_line);
   char filter_line[RP_FILTERED_BYTES];
   const char *filtered = rp_filtered_limit(r, filter_line, sizeof filter_line);
-  if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
-      !sites && !filtered && !r->n_hints && !rp_roofline_limited(r) &&
-      !rp_stage_checks_failed(r, rules))
+  char short_line[RP_SHORT_WINDOW_BYTES];
+  const char *short_window = rp_short_window_limit(l, short_line, sizeof short_line);
+  if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !short_window && !sites &&
+      !filtered && !r->n_hints && !rp_roofline_limited(r) && !rp_stage_checks_failed(r, rules))
     return;
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);
@@ -388,13 +389,9 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
             r->run.framework.label, rp_workload_note(r->run.workload.value));
   if (ranks)
     fprintf(f, "- **%s.** %c%s\n", ranks, toupper((unsigned char)*rank_line), rank_line + 1);
-  if (l->short_window_stage) {
-    unit u = headline_unit(l->short_window_us);
-    fprintf(f,
-            "- **Short capture window.** The %s stage spans %.2f %s of GPU time; a longer "
-            "capture shows steady-state behaviour (report.short_window_ms).\n",
-            l->short_window_stage, l->short_window_us / u.per_us, u.name);
-  }
+  if (short_window)
+    fprintf(f, "- **Short capture window.** %c%s\n", toupper((unsigned char)*short_line),
+            short_line + 1);
   if (sites) fprintf(f, "- **Partial locations.** %s\n", sites);
   if (filtered)
     fprintf(f, "- **%s.** %c%s\n", filtered, toupper((unsigned char)*filter_line), filter_line + 1);

@@ -710,6 +710,25 @@ const char *rp_partial_sites_limit(const an_trace_limits *l, char *buf, size_t c
   return buf;
 }
 
+const char *rp_short_window_limit(const an_trace_limits *l, char *buf, size_t cap) {
+  if (!l->short_window_stage || !cap) return NULL;
+  bool us = rp_prints_in_us(l->short_window_us);
+  double v = us ? l->short_window_us : l->short_window_us / 1000.0;
+  if (l->short_window_steps)
+    snprintf(buf, cap,
+             "the %s stage's %zu counted step%s span%s %.2f %s of GPU time, which every "
+             "per-step bound rests on; a capture of more steps shows steady-state behaviour "
+             "(report.short_window_ms).",
+             l->short_window_stage, l->short_window_steps, l->short_window_steps == 1 ? "" : "s",
+             l->short_window_steps == 1 ? "s" : "", v, us ? "us" : "ms");
+  else
+    snprintf(buf, cap,
+             "the %s stage (no step markers) spans %.2f %s of GPU time; a longer capture "
+             "shows steady-state behaviour (report.short_window_ms).",
+             l->short_window_stage, v, us ? "us" : "ms");
+  return buf;
+}
+
 const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap) {
   if (l->ranks_expected <= 1 || l->ranks_analysed >= l->ranks_expected) return NULL;
   if (!l->ranks_compared) {

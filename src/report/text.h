@@ -306,6 +306,12 @@ const char *rp_rank_span(const an_rank_report *rep, char *buf, size_t cap);
 #define RP_RANK_CONTEXTS_BYTES 640
 const char *rp_rank_wait_contexts(const an_rank_group *g, char *buf, size_t cap);
 
+/* The short-capture-window limit's sentence in buf (lower-case first letter): the stage
+ * whose counted steps' GPU span is under report.short_window_ms, how many steps and that
+ * span; NULL when no stage is so short. */
+#define RP_SHORT_WINDOW_BYTES 320
+const char *rp_short_window_limit(const an_trace_limits *l, char *buf, size_t cap);
+
 /* The limit of the ranks read: its title ("One rank of many", "Ranks missing") with its
  * sentence in buf, or NULL when every rank of the run was read (or nothing says how many). */
 const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);

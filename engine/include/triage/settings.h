@@ -522,7 +522,8 @@ typedef struct te_list_map {
     "a stage whose counted steps hold under this share of its kernel time also gives its time by " \
     "category per counted step")                                                                   \
   X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,                    \
-    "a stage whose GPU span is shorter than this gets a short-capture-window hint")                \
+    "a stage whose counted steps span less GPU time than this gets a short-capture-window "        \
+    "hint")                                                                                        \
   X(report_filtered_min_runtime_calls, "report.filtered_min_runtime_calls", INT, 1, 1e9, 0, NULL,  \
     "a trace is read as filtered to GPU work when it has at least this many runtime calls, "       \
     "each launched GPU work and each CPU op holds one (analysis/trace_filter.h)")                  \
