@@ -55,10 +55,10 @@ static double divide_exact(uint64_t m, unsigned k) {
 }
 #endif
 
-bool tr_decimal_to_double(uint64_t m, unsigned k, bool neg, double *out) {
+bool tr_decimal_scaled_to_double(uint64_t m, unsigned k, bool neg, double *out) {
   double d;
   if (k == 0) {
-    d = (double)m; /* one rounding, none below 2^53: a whole time takes no division */
+    d = (double)m; /* as tr_decimal_to_double: one rounding, none below 2^53 */
   } else if (m <= (1ull << 53) && k <= 22) {
     d = (double)m / k_pow10[k]; /* both exact: one rounding */
   } else {

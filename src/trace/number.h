@@ -92,8 +92,18 @@ static inline unsigned tr_digits_in8(const uint8_t *p) {
 #endif
 }
 
+/* tr_decimal_to_double for k >= 1 (out of line: a division, or 128-bit integers). */
+bool tr_decimal_scaled_to_double(uint64_t m, unsigned k, bool neg, double *out);
+
 /* The double nearest to m / 10^k (ties to even), negated when neg (-0.0 for a negative
- * zero). false when it cannot tell without strtod: k > 19 with m past 2^53. */
-bool tr_decimal_to_double(uint64_t m, unsigned k, bool neg, double *out);
+ * zero). false when it cannot tell without strtod: k > 19 with m past 2^53. A whole
+ * number (k = 0: every time of traces in whole microseconds, such as hta's) is one
+ * conversion here, not a call per time. */
+static inline bool tr_decimal_to_double(uint64_t m, unsigned k, bool neg, double *out) {
+  if (k) return tr_decimal_scaled_to_double(m, k, neg, out);
+  double d = (double)m; /* one rounding, none below 2^53 */
+  *out = neg ? -d : d;
+  return true;
+}
 
 #endif
