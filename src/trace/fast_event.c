@@ -983,6 +983,10 @@ struct fe_shapes {
   shape s[FE_SHAPES];
   unsigned n;
   uint8_t order[FE_SHAPES]; /* most recently matched first */
+  /* The shape the last event matched, and per shape the one that matched the event after
+   * it the last time: Kineto's kinds follow each other in patterns (an op, its runtime
+   * call, the call's flow), which the order of recency misses on every change of kind. */
+  uint8_t last, next[FE_SHAPES];
   /* prefix[a][b]: how many first pieces shapes a and b have alike (piece_eq) */
   uint8_t prefix[FE_SHAPES][FE_SHAPES];
 };
@@ -1272,35 +1276,70 @@ static bool shape_learn(shape *sh, const uint8_t *buf, size_t off, size_t end, c
   return false;
 }
 
-/* The event at off read by a shape, most recently matched first. A shape whose literal
- * differs hands over to the next one that begins with the same pieces, at that literal:
- * the pieces before it are read once, however many shapes are tried (cpu_ops whose args
- * differ share everything up to them). The cursor is a copy, kept in registers. */
+/* Whether the event at off begins with the first literal of sh, as shape_run checks it:
+ * when the shape guessed first does not match, most others differ there, and are passed
+ * over for a compare, not a run (its cursor copied in and out). The guess is run at once:
+ * it mostly matches, and the compare would be made twice. */
+HOT bool first_literal(const shape *sh, const cur *c, size_t off) {
+  const piece *q = &sh->p[0];
+  return c->len - off >= q->len && lit_eq(c->buf + off, c->len - off, sh->bytes + q->off, q->len);
+}
+
+/* Reads the event at st by the shapes other than skip, most recently matched first, from
+ * a state the shape from read (FE_SHAPES: none). A shape whose literal differs hands over
+ * to the next one that begins with the same pieces, at that literal: the pieces before it
+ * are read once, however many shapes are tried (cpu_ops whose args differ share everything
+ * up to them). *k: the shape that matched. */
+static int shapes_try(fe_shapes *ss, mstate *st, fe_event *ev, unsigned from, unsigned skip,
+                      uint8_t *k) {
+  for (unsigned i = 0; i < ss->n; i++) {
+    *k = ss->order[i];
+    const shape *sh = &ss->s[*k];
+    /* a shape passed over here begins unlike every later st: no need to come back */
+    if (*k == skip || !sh->n || (from < FE_SHAPES && ss->prefix[from][*k] < st->i)) continue;
+    if (!st->i && !first_literal(sh, &st->c, st->p)) continue; /* st->p: the event's '{' */
+    int res = shape_run(sh, st, ev);
+    if (res != M_LITERAL) return res;
+    from = *k;
+  }
+  return M_LITERAL;
+}
+
+/* The event at off read by the shape that followed the last one matched the last time,
+ * then by the others (shapes_try). Shapes that begin alike but read a value by another
+ * kind of reader have a shorter common prefix than what the guess read, so when nothing
+ * goes on from the guess the others are tried from the event's start, as if there had
+ * been no guess. The cursor is a copy, kept in registers. */
 static bool shapes_match(fe_shapes *ss, cur *cp, size_t off, fe_event *ev, size_t *end) {
   /* the event's '{' must be a token: the masks are in step with the byte scanner */
   TRY(ss->n && (cp->m[off / TR_BLOCK].tok >> (off % TR_BLOCK) & 1));
   ev_reset(ev, false);
   mstate st = {*cp, off, 0};
-  unsigned from = FE_SHAPES; /* the shape st was read by (none yet) */
-  for (unsigned i = 0; i < ss->n; i++) {
-    uint8_t k = ss->order[i];
-    /* a shape passed over here begins unlike every later st: no need to come back */
-    if (!ss->s[k].n || (from < FE_SHAPES && ss->prefix[from][k] < st.i)) continue;
-    int res = shape_run(&ss->s[k], &st, ev);
-    if (res == M_VALUE) return false; /* the token walk reads it, or the byte scanner */
-    if (res == M_LITERAL) {
-      from = k;
-      continue;
+  uint8_t guess = ss->next[ss->last], k = guess;
+  int res = M_LITERAL;
+  if (guess < ss->n && ss->s[guess].n) {
+    res = shape_run(&ss->s[guess], &st, ev);
+    if (res == M_LITERAL) res = shapes_try(ss, &st, ev, guess, guess, &k);
+    if (res == M_LITERAL && st.i) { /* read again, from the start */
+      ev_reset(ev, false);
+      st = (mstate){*cp, off, 0};
+      res = shapes_try(ss, &st, ev, FE_SHAPES, guess, &k);
     }
-    *cp = st.c;
-    *end = st.p; /* the last piece is a literal ending with the event's '}' */
-    if (i) {     /* to the front */
-      memmove(ss->order + 1, ss->order, i);
-      ss->order[0] = k;
-    }
-    return true;
+  } else {
+    res = shapes_try(ss, &st, ev, FE_SHAPES, FE_SHAPES, &k);
   }
-  return false;
+  if (res != M_MATCHED) return false; /* the token walk reads it, or the byte scanner */
+  *cp = st.c;
+  *end = st.p; /* the last piece is a literal ending with the event's '}' */
+  ss->next[ss->last] = k;
+  ss->last = k;
+  unsigned at = 0;
+  while (ss->order[at] != k) at++;
+  if (at) { /* to the front */
+    memmove(ss->order + 1, ss->order, at);
+    ss->order[0] = k;
+  }
+  return true;
 }
 
 static void shapes_learn(fe_shapes *ss, const uint8_t *buf, size_t off, size_t end,

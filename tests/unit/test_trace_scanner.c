@@ -606,6 +606,71 @@ Test(scanners, shapes_that_part_in_their_args) {
   free(buf);
 }
 
+/* Kinds of event that follow each other in a pattern, as Kineto writes them (an op, its
+ * runtime call, the call's flow start, its kernel, the flow's end), now and then out of
+ * turn, so the shape guessed from the last one matched is often the wrong one; and two
+ * ops alike in their literals but for one member read by another kind of reader (the
+ * External id a number, a string or null; a dims container or a number), which part at a
+ * value, not at a literal: the shape guessed may read an event's first pieces and fail at
+ * a literal where only a shape of a shorter common prefix goes on. Every event read as the
+ * byte scanner reads it, and nearly all on the fast path. */
+Test(scanners, shapes_guessed_from_the_last_kind) {
+  size_t cap = 1u << 21, n = 0;
+  char *buf = malloc(cap);
+  cr_assert_not_null(buf);
+  n += (size_t)snprintf(buf + n, cap - n, "{\"traceEvents\": [\n");
+  for (unsigned i = 0; i < 6000; i++) {
+    unsigned kind = rnd() % 8 ? i % 5 : (unsigned)(rnd() % 5), id = 100 + i / 5;
+    char a[128], e[32], d[32], ev[512];
+    unsigned pick = rnd() % 6 ? 0 : (unsigned)(rnd() % 3);
+    if (pick == 2)
+      snprintf(e, sizeof e, "null");
+    else
+      snprintf(e, sizeof e, pick ? "\"e%u\"" : "%u", id);
+    if (rnd() % 4)
+      snprintf(d, sizeof d, "[[%u, 8]]", i % 9);
+    else
+      snprintf(d, sizeof d, "%u", i % 9);
+    switch (kind) {
+      case 0:
+        snprintf(a, sizeof a, "\"External id\": %s, \"Input Dims\": %s, \"Ev Idx\": %u", e, d, i);
+        snprintf(ev, sizeof ev,
+                 "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 7, "
+                 "\"tid\": 7, \"ts\": %u, \"dur\": 9, \"args\": {%s}}",
+                 1000 + 3 * i, a);
+        break;
+      case 1:
+        snprintf(ev, sizeof ev,
+                 "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+                 "\"pid\": 7, \"tid\": 7, \"ts\": %u, \"dur\": 4, \"args\": {\"External id\": %u, "
+                 "\"cbid\": 211, \"correlation\": %u}}",
+                 1000 + 3 * i, id, id);
+        break;
+      case 2:
+      case 4:
+        snprintf(ev, sizeof ev,
+                 "{\"ph\": \"%s\", \"id\": %u, \"pid\": 7, \"tid\": 7, \"ts\": %u, \"cat\": "
+                 "\"async_cpu_to_gpu\", \"name\": \"async_gpu\", \"bp\": \"e\"}",
+                 kind == 2 ? "s" : "f", id, 1000 + 3 * i);
+        break;
+      default:
+        snprintf(ev, sizeof ev,
+                 "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, "
+                 "\"ts\": %u.5, \"dur\": 3.25, \"args\": {\"External id\": %u, \"stream\": 7, "
+                 "\"correlation\": %u, \"grid\": [%u, 1, 1]}}",
+                 2000 + 3 * i, id, id, 1 + i % 3);
+        break;
+    }
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ",\n" : "", ev);
+    cr_assert_lt(n, cap - 1024);
+  }
+  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
+  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
+  check_buffer("shapes_guessed_from_the_last_kind", (const uint8_t *)buf, n, chunks, 2, small, 1);
+  assert_fast_share((const uint8_t *)buf, n, TR_SCANNER_AUTO, 9);
+  free(buf);
+}
+
 /* Kernels alike but for one letter of a member name (its case flipped), in literals of a
  * shape of every length class (", \"ts\": " 8 bytes, ", \"Group size\": " up to 16,
  * ", \"args\": {\"External id\": " up to 32, the first one past 32), members the reader
