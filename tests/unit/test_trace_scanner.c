@@ -552,6 +552,26 @@ static void assert_fast_share(const uint8_t *buf, size_t n, tr_scanner scanner, 
   tr_trace_destroy(t);
 }
 
+/* A buffer of cap bytes that opens an events array, *n its length. */
+static char *open_events(size_t cap, size_t *n) {
+  char *buf = malloc(cap);
+  cr_assert_not_null(buf);
+  *n = (size_t)snprintf(buf, cap, "{\"traceEvents\": [\n");
+  return buf;
+}
+
+/* Closes the events array of buf[0, n), checks every event read as the byte scanner
+ * reads it (at every level, whole and in chunks), that more than tenths / 10 of them went
+ * through the fast path, and frees buf. */
+static void check_events(const char *name, char *buf, size_t n, size_t cap, tr_scanner scanner,
+                         unsigned tenths) {
+  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
+  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
+  check_buffer(name, (const uint8_t *)buf, n, chunks, 2, small, 1);
+  assert_fast_share((const uint8_t *)buf, n, scanner, tenths);
+  free(buf);
+}
+
 /* The args of cpu_op i in one of five member sets. */
 static void op_args(char *a, size_t cap, unsigned shape, unsigned i) {
   unsigned id = 1000 + i, dim = i % 7;
@@ -585,8 +605,7 @@ static void op_args(char *a, size_t cap, unsigned shape, unsigned i) {
  * point of the args, with the odd event no shape reads (an escape in its name) between. */
 Test(scanners, shapes_that_part_in_their_args) {
   size_t cap = 1u << 20, n = 0;
-  char *buf = malloc(cap);
-  n += (size_t)snprintf(buf + n, cap - n, "{\"traceEvents\": [\n");
+  char *buf = open_events(cap, &n);
   for (unsigned i = 0; i < 2000; i++) {
     unsigned shape = (unsigned)(rnd() % 5);
     char a[256];
@@ -598,12 +617,8 @@ Test(scanners, shapes_that_part_in_their_args) {
                           i ? ",\n" : "", name, 1000 + 3 * i, i % 1000, a);
     cr_assert_lt(n, cap - 1024);
   }
-  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
-  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
-  check_buffer("shapes_that_part_in_their_args", (const uint8_t *)buf, n, chunks, 2, small, 1);
   /* and the fast path took nearly all of them */
-  assert_fast_share((const uint8_t *)buf, n, TR_SCANNER_SCALAR, 8);
-  free(buf);
+  check_events("shapes_that_part_in_their_args", buf, n, cap, TR_SCANNER_SCALAR, 8);
 }
 
 /* Kinds of event that follow each other in a pattern, as Kineto writes them (an op, its
@@ -616,9 +631,7 @@ Test(scanners, shapes_that_part_in_their_args) {
  * byte scanner reads it, and nearly all on the fast path. */
 Test(scanners, shapes_guessed_from_the_last_kind) {
   size_t cap = 1u << 21, n = 0;
-  char *buf = malloc(cap);
-  cr_assert_not_null(buf);
-  n += (size_t)snprintf(buf + n, cap - n, "{\"traceEvents\": [\n");
+  char *buf = open_events(cap, &n);
   for (unsigned i = 0; i < 6000; i++) {
     unsigned kind = rnd() % 8 ? i % 5 : (unsigned)(rnd() % 5), id = 100 + i / 5;
     char a[128], e[32], d[32], ev[512];
@@ -664,11 +677,7 @@ Test(scanners, shapes_guessed_from_the_last_kind) {
     n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ",\n" : "", ev);
     cr_assert_lt(n, cap - 1024);
   }
-  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
-  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
-  check_buffer("shapes_guessed_from_the_last_kind", (const uint8_t *)buf, n, chunks, 2, small, 1);
-  assert_fast_share((const uint8_t *)buf, n, TR_SCANNER_AUTO, 9);
-  free(buf);
+  check_events("shapes_guessed_from_the_last_kind", buf, n, cap, TR_SCANNER_AUTO, 9);
 }
 
 /* Kernels alike but for one letter of a member name (its case flipped), in literals of a
@@ -680,9 +689,7 @@ Test(scanners, shapes_guessed_from_the_last_kind) {
  * event read as the byte scanner reads it, and most of them on the fast path. */
 Test(scanners, literals_that_differ_in_one_letter) {
   size_t cap = 1u << 21, n = 0;
-  char *buf = malloc(cap);
-  cr_assert_not_null(buf);
-  n += (size_t)snprintf(buf + n, cap - n, "{\"traceEvents\": [\n");
+  char *buf = open_events(cap, &n);
   for (unsigned i = 0; i < 4000; i++) {
     char ev[512];
     int len = snprintf(ev, sizeof ev, "%s", i ? ",\n" : "");
@@ -710,11 +717,7 @@ Test(scanners, literals_that_differ_in_one_letter) {
     memcpy(buf + n, ev, (size_t)len);
     n += (size_t)len;
   }
-  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
-  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
-  check_buffer("literals_that_differ_in_one_letter", (const uint8_t *)buf, n, chunks, 2, small, 1);
-  assert_fast_share((const uint8_t *)buf, n, TR_SCANNER_AUTO, 5);
-  free(buf);
+  check_events("literals_that_differ_in_one_letter", buf, n, cap, TR_SCANNER_AUTO, 5);
 }
 
 /* Python frames alike but for their numbers, which a shape reads straight from the bytes:
