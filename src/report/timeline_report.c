@@ -1517,18 +1517,20 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
  * (roofline.attention_ceiling): the row's own, or, when its head_dim or KV length is below
  * the source's curves, the nearest larger shape measured, which bounds it from above. */
 static void ceiling_shape_text(const an_roofline *f, char *b, size_t cap) {
-  const char *mean = f->source == AN_SHAPES_STEP_SUMS ? " (the mean a query token sees)" : "";
+  const bool mean = f->source == AN_SHAPES_STEP_SUMS;
   double dim = f->attn_curve_dim > f->attn_head_dim + 0.5 ? f->attn_curve_dim : f->attn_head_dim;
   double kv = f->attn_shortest_kv > f->attn_kv_len + 0.5 ? f->attn_shortest_kv : f->attn_kv_len;
   if (dim == f->attn_head_dim && kv == f->attn_kv_len)
-    snprintf(b, cap, "at head_dim %.0f and %.0f KV tokens%s", dim, kv, mean);
+    snprintf(b, cap, "at head_dim %.0f and %.0f KV tokens%s", dim, kv,
+             mean ? " (the mean a query token sees)" : "");
   else
     snprintf(b, cap,
              "at head_dim %.0f and %.0f KV tokens, the source's nearest larger shape to this "
-             "one's head_dim %.0f and %.0f KV tokens%s (a smaller head_dim or length reaches "
+             "one's head_dim %.0f and %.0f KV tokens (%sa smaller head_dim or length reaches "
              "less: the same softmax work a score pair over fewer matrix FLOPs, the per-tile "
              "setup over fewer key tiles; so an upper bound)",
-             dim, kv, f->attn_head_dim, f->attn_kv_len, mean);
+             dim, kv, f->attn_head_dim, f->attn_kv_len,
+             mean ? "the mean a query token sees; " : "");
 }
 
 /* An attention row's attainable rate at its shapes' ceiling (roofline.attention_ceiling, or
