@@ -955,6 +955,8 @@ static an_status build_tables(run_state *r) {
       .steps = r->steps,
       .topology = c->topology.value,
       .workload = r->report.run.workload.value,
+      /* beside it build_beside_tables asks no rule */
+      .two_threads = an_workers_count(r->opt->rank_workers, 2) > 1,
   };
   an_status rc =
       an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules, &to, &r->tables);

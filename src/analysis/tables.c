@@ -5,6 +5,8 @@
 #include "analysis/tables.h"
 #include "analysis/explain.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,6 +431,68 @@ static void row_hits_free(row_hits *rh) {
   memset(rh, 0, sizeof *rh);
 }
 
+/* A stage's rows from which their probes run on two threads (an_tables_options.two_threads):
+ * a row costs ~1,000-2,000 instructions of matching, so below a few thousand rows the thread's
+ * start and the lanes' fold cost about what it takes off (the real traces' stages: 24-174
+ * rows); 262,144 distinct names: ~430 M instructions of probes in one stage. */
+#define FUSE_TWO_THREADS_MIN_ROWS 4096u
+/* Rows a thread takes at a time: either thread takes what the other has not reached. */
+#define FUSE_ROWS_CHUNK 64u
+
+/* The rows' probes, shared out in chunks between the threads that run hits_take. */
+typedef struct hits_job {
+  row_hits *rh;
+  const row_probes *rp;
+  const an_stage_tables *st;
+  const char **texts;
+  atomic_size_t next; /* the first row no thread has taken */
+} hits_job;
+
+/* Fills the bits of the rows it takes (chunks of FUSE_ROWS_CHUNK) until none is left. False
+ * when its subjects cannot be made (out of memory): it then takes no row. */
+static bool hits_take(hits_job *j) {
+  te_subject *text = te_subject_create(), *name = te_subject_create();
+  bool ok = text && name;
+  size_t n = j->st->n_rows;
+  for (;;) {
+    size_t lo = ok ? atomic_fetch_add_explicit(&j->next, FUSE_ROWS_CHUNK, memory_order_relaxed) : n;
+    if (lo >= n) break;
+    size_t hi = n - lo < FUSE_ROWS_CHUNK ? n : lo + FUSE_ROWS_CHUNK;
+    for (size_t i = lo; i < hi; i++) {
+      te_subject_set(text, j->texts[i], strlen(j->texts[i]));
+      te_subject_set(name, j->st->rows[i].name, strlen(j->st->rows[i].name));
+      row_hits_fill(j->rh, j->rp, i, text, name);
+    }
+  }
+  te_subject_destroy(text);
+  te_subject_destroy(name);
+  return ok;
+}
+
+static void *hits_second(void *arg) {
+  hits_job *j = arg;
+  /* out of memory for its subjects, it takes no row: the first thread takes them all */
+  if (te_lane_enter(2) == 0) (void)hits_take(j);
+  te_lane_leave();
+  return NULL;
+}
+
+/* Every row's probe bits: on this thread, with a second one when opt allows it and the
+ * stage has FUSE_TWO_THREADS_MIN_ROWS rows (this thread in lane 1, the other in lane 2).
+ * False when out of memory. */
+static bool hits_all(hits_job *j, const te_rules *rules, const an_tables_options *opt) {
+  pthread_t th;
+  bool two =
+      opt->two_threads && j->st->n_rows >= FUSE_TWO_THREADS_MIN_ROWS && te_lane_enter(1) == 0;
+  if (two && !(two = pthread_create(&th, NULL, hits_second, j) == 0)) te_lane_leave();
+  bool ok = hits_take(j);
+  if (!two) return ok;
+  pthread_join(th, NULL);
+  te_lane_leave();
+  te_rules_lanes_fold(rules);
+  return ok;
+}
+
 static bool row_hits_build(row_hits *rh, const te_rules *rules, const bool *gated,
                            const an_tables_options *opt, const an_stage_tables *st,
                            const char **texts) {
@@ -443,16 +507,12 @@ static bool row_hits_build(row_hits *rh, const te_rules *rules, const bool *gate
   rh->words = (rh->n_bits + 63) / 64;
   rh->bits = calloc((st->n_rows ? st->n_rows : 1) * (rh->words ? rh->words : 1), sizeof *rh->bits);
   row_probes rp = {0};
-  te_subject *text = te_subject_create(), *name = te_subject_create();
-  bool ok = rh->bits && text && name && row_probes_build(&rp, rules, gated, rh, opt, st->n_rows);
-  for (size_t i = 0; ok && rp.n && i < st->n_rows; i++) {
-    te_subject_set(text, texts[i], strlen(texts[i]));
-    te_subject_set(name, st->rows[i].name, strlen(st->rows[i].name));
-    row_hits_fill(rh, &rp, i, text, name);
+  bool ok = rh->bits && row_probes_build(&rp, rules, gated, rh, opt, st->n_rows);
+  if (ok && rp.n) {
+    hits_job j = {.rh = rh, .rp = &rp, .st = st, .texts = texts};
+    ok = hits_all(&j, rules, opt);
   }
   row_probes_free(&rp);
-  te_subject_destroy(text);
-  te_subject_destroy(name);
   if (!ok) row_hits_free(rh);
   return ok;
 }

@@ -70,6 +70,10 @@ typedef struct an_tables_options {
   const an_steps *steps; /* parallel to the formal views: rows' steps_us; NULL: = total */
   an_topology topology;  /* run context: whether the TP group spans nodes */
   an_workload workload;  /* the run's kind (fusion patterns' workloads: gate) */
+  /* a stage of many rows may test its rows' fusion probes on a second thread (each thread in
+   * a lane of its own, rules.h): no other thread asks the rules meanwhile, and a thread is
+   * to be had (not --workers 1) */
+  bool two_threads;
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the

@@ -544,14 +544,17 @@ Test(kernel_map, name_table_decides_each_name_once, .init = setup, .fini = teard
 }
 
 /* A trace of n kernels, each of a name of its own, from several families the kernel
- * classifier tells apart (GEMMs, collectives, attention, Triton, elementwise, copies). */
+ * classifier tells apart (GEMMs, collectives, attention, Triton, elementwise, copies) and
+ * two the fusion patterns know as fused paths (add + RMSNorm, activation and mul). */
 static char *many_names_trace(size_t n, size_t *len) {
   static const char *const fam[][2] = {{"void gemm_kernel_", "<float>(float*)"},
                                        {"ncclDevKernel_AllReduce_Sum_f16_", "(x)"},
                                        {"flash_attn_fwd_kernel_", ""},
                                        {"triton_poi_fused_add_mul_", ""},
                                        {"void at::native::elementwise_kernel<", ">(int)"},
-                                       {"Memcpy DtoD ", ""}};
+                                       {"Memcpy DtoD ", ""},
+                                       {"void flashinfer::norm::FusedAddRMSNormKernel<", "u>(x)"},
+                                       {"act_and_mul_kernel_", ""}};
   size_t cap = 256 + n * 192, at = 0;
   char *buf = malloc(cap);
   cr_assert_not_null(buf);
@@ -631,6 +634,62 @@ Test(kernel_map, names_classified_on_two_threads_as_on_one, .init = setup, .fini
   cr_assert_gt(categories, 5, "the families fall in several categories");
   an_kernel_map_destroy(one);
   an_kernel_map_destroy(two);
+  an_trace_view_free(&v);
+  tr_trace_destroy(t);
+  free(json);
+}
+
+/* The text every kernel of many_names_trace's fused family of pattern id holds. */
+static const char *fused_marker(const char *id) {
+  if (!strcmp(id, "fused-add-rmsnorm")) return "FusedAddRMSNormKernel";
+  cr_assert_str_eq(id, "fused-act-and-mul", "no other pattern matches those names");
+  return "act_and_mul_kernel_";
+}
+
+/* The rows of st whose name holds marker. */
+static size_t rows_holding(const an_stage_tables *st, const char *marker) {
+  size_t n = 0;
+  for (size_t i = 0; i < st->n_rows; i++) n += strstr(st->rows[i].name, marker) != NULL;
+  return n;
+}
+
+/* A stage of many rows tests its fusion probes on two threads (an_tables_options.two_threads)
+ * and finds the fusion rows one thread finds, each with the same related kernels. */
+Test(tables, fusion_probes_on_two_threads_as_on_one, .init = setup, .fini = teardown) {
+  size_t len = 0;
+  char *json = many_names_trace(6000, &len);
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("many.json", json, len, NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  an_kernel_map *m = NULL;
+  cr_assert_eq(an_kernel_map_build(&v, 1, rules, false, &m), AN_OK);
+  an_tables one, two;
+  an_tables_options to = {.min_share_pct = -1, .framework_id = "sglang", .tp_size = 1};
+  cr_assert_eq(an_tables_build(&v, 1, m, m, rules, &to, &one), AN_OK);
+  to.two_threads = true;
+  cr_assert_eq(an_tables_build(&v, 1, m, m, rules, &to, &two), AN_OK);
+  cr_assert_eq(two.n_stages, one.n_stages);
+  size_t found = 0;
+  for (size_t s = 0; s < one.n_stages; s++) {
+    const an_stage_tables *a = &one.stages[s], *b = &two.stages[s];
+    cr_assert_geq(a->n_rows, 4096, "a stage of rows enough for two threads");
+    cr_assert_eq(b->n_fuse, a->n_fuse);
+    for (size_t f = 0; f < a->n_fuse; f++, found++) {
+      cr_assert_str_eq(b->fuse[f].pattern_id, a->fuse[f].pattern_id);
+      cr_assert_eq(b->fuse[f].n_related, a->fuse[f].n_related, "%s", a->fuse[f].pattern_id);
+      cr_assert_float_eq(b->fuse[f].related_us, a->fuse[f].related_us, 0, "every row's bits");
+      cr_assert_eq(a->fuse[f].n_related, rows_holding(a, fused_marker(a->fuse[f].pattern_id)),
+                   "%s: every kernel of its family, on one thread or two", a->fuse[f].pattern_id);
+      for (size_t k = 0; k < a->fuse[f].n_related; k++)
+        cr_assert_str_eq(b->fuse[f].related[k], a->fuse[f].related[k]);
+    }
+  }
+  cr_assert_gt(found, 0, "the names' families match some pattern");
+  an_tables_free(&one);
+  an_tables_free(&two);
+  an_kernel_map_destroy(m);
   an_trace_view_free(&v);
   tr_trace_destroy(t);
   free(json);
