@@ -579,6 +579,17 @@ typedef struct classify_job {
   unsigned lane;
 } classify_job;
 
+/* many_names_trace(n) read and viewed: the trace (*json its text, *v its view). */
+static tr_trace *many_names_view(size_t n, char **json, an_trace_view *v) {
+  size_t len = 0;
+  *json = many_names_trace(n, &len);
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("many.json", *json, len, NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, v), AN_OK);
+  return t;
+}
+
 static void *classify_in_lane(void *arg) {
   classify_job *j = arg;
   cr_assert_eq(te_lane_enter(j->lane), 0);
@@ -591,13 +602,9 @@ static void *classify_in_lane(void *arg) {
  * sites, gives every name and entry the class the one-call build gives. Enough names that the
  * threads share them out in many chunks. */
 Test(kernel_map, names_classified_on_two_threads_as_on_one, .init = setup, .fini = teardown) {
-  size_t len = 0;
-  char *json = many_names_trace(3000, &len);
-  tr_error err = {0};
-  tr_trace *t = tr_trace_read_buffer("many.json", json, len, NULL, &err);
-  cr_assert_not_null(t, "%s", err.message);
+  char *json = NULL;
   an_trace_view v;
-  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  tr_trace *t = many_names_view(3000, &json, &v);
   an_kernel_map *one = NULL, *two = NULL;
   cr_assert_eq(an_kernel_map_build(&v, 1, rules, false, &one), AN_OK);
   cr_assert_eq(an_kernel_map_gather(&v, 1, rules, false, NULL, &two), AN_OK);
@@ -656,13 +663,9 @@ static size_t rows_holding(const an_stage_tables *st, const char *marker) {
 /* A stage of many rows tests its fusion probes on two threads (an_tables_options.two_threads)
  * and finds the fusion rows one thread finds, each with the same related kernels. */
 Test(tables, fusion_probes_on_two_threads_as_on_one, .init = setup, .fini = teardown) {
-  size_t len = 0;
-  char *json = many_names_trace(6000, &len);
-  tr_error err = {0};
-  tr_trace *t = tr_trace_read_buffer("many.json", json, len, NULL, &err);
-  cr_assert_not_null(t, "%s", err.message);
+  char *json = NULL;
   an_trace_view v;
-  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  tr_trace *t = many_names_view(6000, &json, &v);
   an_kernel_map *m = NULL;
   cr_assert_eq(an_kernel_map_build(&v, 1, rules, false, &m), AN_OK);
   an_tables one, two;
