@@ -1272,6 +1272,13 @@ typedef struct an_idle_cause {
    * for any other. Its gaps are the host's preparation of the next launch after the wait,
    * not a sync to remove (review 13 defect 2). */
   const char *designed;
+  /* Such a cause's blocking call (review 22 defect 6: SGLang's read back before the graph
+   * replay): the runtime call ("hipMemcpyWithStream"), the outermost CPU op around it
+   * ("aten::copy_"; NULL: none), and when it read back (matcher readback_copy) its GPU copy
+   * ("Memcpy DtoH (Device -> Host)"; NULL: no read back) and the copy's bytes (0: not
+   * stated). NULL and 0 for any other cause. */
+  const char *designed_call, *designed_op, *designed_copy;
+  int64_t designed_bytes;
   /* Of its idle, the host portions after a sync that drained the GPU's queue before the
    * step's first kernel (an_drain); zero for none. */
   an_drain drain;
@@ -1834,6 +1841,10 @@ typedef struct an_summary_item {
    * (summary.levers designed_sync) that this host work came after, lever_op its frame
    * (an_idle_cause.designed): set where the item is built, so it holds after merges. */
   bool lever_designed;
+  /* A read-back item (review 22 defect 6): the idle after a framework's designed blocking
+   * read back, its own line, never pooled; the cause whose designed_* fields name the call,
+   * its op, copy and bytes (borrowed; NULL for any other item). */
+  const an_idle_cause *readback;
   /* Launch-bound items with a lever: of at_stake_us, the idle per step under the lever's
    * activity (the rows whose cause is lever_op, each by the part the item takes). */
   double lever_op_us;

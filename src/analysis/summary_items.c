@@ -408,6 +408,41 @@ static void stall_items(sm_ctx *c, const an_time_account *a, const pool *stalls,
   }
 }
 
+/* The idle after a framework's designed blocking read back (an_idle_cause.designed: the
+ * host's preparation of the next launch and its launch spacing, with the queue the read back
+ * drained still empty) is one item per read back, its own line whatever its share: the read
+ * back is the cause, the copy its lever (review 22 defect 6: SGLang decode's 256-B device-to-
+ * host copy in populate_from_forward_batch was one clause of a pooled host-stall item). Its
+ * location is the read back's frame, its subject the call's op; g is scratch for the members
+ * (reads->n of them at most); a designed wait that read nothing back (no copy to the host)
+ * stays host work with the wait's lever (stall_lever). */
+static void readback_items(sm_ctx *c, const an_time_account *a, const pool *reads,
+                           an_item_row *g_m) {
+  for (size_t k = 0; k < reads->n; k++) {
+    if (reads->m[k].row == SIZE_MAX) continue; /* in an earlier read back's item */
+    const char *frame = a->causes[reads->m[k].row].designed;
+    pool g = {0, 0, -1, 0, g_m, 0};
+    for (size_t j = k; j < reads->n; j++) {
+      an_item_row *r = &reads->m[j];
+      if (r->row == SIZE_MAX || a->causes[r->row].designed != frame) continue;
+      pool_add(&g, &a->causes[r->row], r->row, r->part);
+      if (j > k) r->row = SIZE_MAX;
+    }
+    an_summary_item *it = pool_item(c, &g, AN_ACTION_REMOVE_SYNC, frame);
+    if (!it) continue;
+    const an_idle_cause *top = &a->causes[g.row];
+    it->readback = top;
+    it->what = top->designed_op ? top->designed_op : top->designed_call;
+    it->idle_kind = top->kind;
+    for (size_t j = 0; j < g.n; j++)
+      if ((double)a->causes[g.m[j].row].max_gap_ns / 1000.0 > it->detail_us)
+        it->detail_us = (double)a->causes[g.m[j].row].max_gap_ns / 1000.0;
+    it->lever = c->designed_sync;
+    it->lever_op = frame;
+    it->lever_designed = it->lever != NULL;
+  }
+}
+
 /* On a trace filtered or sampled to GPU work, the idle it cannot explain is one item: profile
  * the window again unfiltered. Its bound is the queued work nothing the filter kept holds
  * (idle kind filtered: likely dropped kernels) and the host stalls whose host work it dropped
@@ -519,7 +554,7 @@ static void alloc_item(sm_ctx *c, const an_idle_cause *x, size_t i) {
 }
 
 /* The member lists sm_idle_items fills, each of at most one row per cause. */
-enum { LIST_LAUNCH, LIST_QUEUED, LIST_STALLS, LIST_REGION, LIST_DROPPED, LISTS };
+enum { LIST_LAUNCH, LIST_QUEUED, LIST_STALLS, LIST_REGION, LIST_DROPPED, LIST_READS, LISTS };
 
 void sm_idle_items(sm_ctx *c) {
   const an_time_account *a = &c->g.st->timeline->total;
@@ -533,9 +568,12 @@ void sm_idle_items(sm_ctx *c) {
   pool queued = {0, 0, -1, 0, m + LIST_QUEUED * room, 0};
   pool stalls = {0, 0, -1, 0, m + LIST_STALLS * room, 0};
   pool dropped = {0, 0, -1, 0, m + LIST_DROPPED * room, 0};
+  pool reads = {0, 0, -1, 0, m + LIST_READS * room, 0};
   for (size_t i = 0; i < a->n_causes; i++) {
     const an_idle_cause *x = &a->causes[i];
-    if (x->kind == AN_IDLE_SYNC || x->kind == AN_IDLE_BLOCKED) /* blocked: in another thread */
+    if (x->designed_copy && (x->kind == AN_IDLE_HOST || x->kind == AN_IDLE_LAUNCH))
+      pool_add(&reads, x, i, AN_PART_ALL); /* after a designed read back: its item */
+    else if (x->kind == AN_IDLE_SYNC || x->kind == AN_IDLE_BLOCKED) /* blocked: in another thread */
       stall_lever(c, named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, AN_PART_ALL));
     else if (x->kind == AN_IDLE_ALLOC) /* the allocator stalls every step */
       alloc_item(c, x, i);
@@ -553,6 +591,7 @@ void sm_idle_items(sm_ctx *c) {
       host_cause(c, x, i, &p, &stalls, &dropped);
   }
   stall_items(c, a, &stalls, m + LIST_REGION * room);
+  readback_items(c, a, &reads, m + LIST_REGION * room);
   /* queued work is one action whatever call issued it (a graph launch, a kernel launch):
    * find what it waits on */
   const an_idle_cause *top = queued.row >= 0 ? &a->causes[queued.row] : NULL;

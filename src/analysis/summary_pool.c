@@ -49,8 +49,9 @@ static size_t pool_of(const te_settings *s, const an_summary_item *it) {
   size_t change = change_of(s, it);
   if (change) return POOL_CHANGE + change - 1;
   if (it->share_pct >= s->summary_pool_below_pct) return POOL_NONE;
+  /* a read back's idle is one cause with its own lever, the copy (review 22 defect 6) */
   if (it->kind == AN_SUMMARY_IDLE && (it->what || it->location) && it->folded_wait_us <= 0 &&
-      it->idle_kind != AN_IDLE_ALLOC &&
+      it->idle_kind != AN_IDLE_ALLOC && !it->readback &&
       (it->action == AN_ACTION_REMOVE_SYNC || it->action == AN_ACTION_HOST_STALL))
     return POOL_HOST;
   if (it->kind == AN_SUMMARY_FUSION &&
@@ -128,6 +129,7 @@ static void pool_from(const te_settings *s, an_summary_item *v, size_t n, size_t
   p->location = NULL;
   p->lever = p->lever_op = NULL;
   p->lever_designed = false;
+  p->readback = NULL;
   p->lever_op_us = 0;
   p->n_roles = 0;
   p->kernels = kernels;

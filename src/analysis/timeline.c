@@ -1532,6 +1532,24 @@ static size_t cause_hash(const tl_portion *x) {
 
 /* The window's cause of portion x, added when new (NULL: out of memory). The strings are
  * interned, so equal causes have equal pointers. */
+/* The designed wait extra e names into cause c: its frame and its blocking call. */
+static void designed_into(an_idle_cause *c, const tl_extra *e) {
+  c->designed = e->designed;
+  c->designed_call = e->designed_call;
+  c->designed_op = e->designed_op;
+  c->designed_copy = e->designed_copy;
+  c->designed_bytes = e->designed_bytes;
+}
+
+/* The same from another window's cause x of one key. */
+static void designed_from(an_idle_cause *c, const an_idle_cause *x) {
+  designed_into(c, &(tl_extra){.designed = x->designed,
+                               .designed_call = x->designed_call,
+                               .designed_op = x->designed_op,
+                               .designed_copy = x->designed_copy,
+                               .designed_bytes = x->designed_bytes});
+}
+
 static an_idle_cause *cause_for(an_timeline *tl, cause_table *t, const tl_portion *x) {
   size_t i = cause_hash(x) & (t->cap - 1);
   for (; t->slot[i] != SIZE_MAX; i = (i + 1) & (t->cap - 1)) {
@@ -1610,7 +1628,7 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
         c->event_on_stream = x->event_on_stream;
       }
       if (x->ns > c->max_gap_ns) c->queued_ns = x->queued_ns; /* of its longest gap */
-      if (x->extra && extras[x->extra - 1].designed) c->designed = extras[x->extra - 1].designed;
+      if (x->extra && extras[x->extra - 1].designed) designed_into(c, &extras[x->extra - 1]);
       add_drain(&c->drain,
                 &(an_drain){x->ns, 1, x->drain_what, x->drain_location, x->drain_queue_ns});
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
@@ -1739,7 +1757,10 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     c->long_gaps += tmp[i].long_gaps;
     if (c->kind == AN_IDLE_OUTSIDE && tmp[i].child)
       vote_lead(c,
-                &(tl_extra){tmp[i].region, tmp[i].child, tmp[i].lead_call, tmp[i].lead_kind, NULL},
+                &(tl_extra){.region = tmp[i].region,
+                            .child = tmp[i].child,
+                            .call = tmp[i].lead_call,
+                            .lead = tmp[i].lead_kind},
                 tmp[i].lead_ns);
     else if ((tmp[i].region || tmp[i].child) && tmp[i].max_gap_ns >= c->max_gap_ns) {
       c->region = tmp[i].region;
@@ -1754,7 +1775,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
       c->event_on_stream = tmp[i].event_on_stream;
     }
     if (tmp[i].max_gap_ns >= c->max_gap_ns) c->queued_ns = tmp[i].queued_ns;
-    if (tmp[i].designed) c->designed = tmp[i].designed;
+    if (tmp[i].designed) designed_from(c, &tmp[i]);
     add_drain(&c->drain, &tmp[i].drain);
     if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
   }

@@ -73,6 +73,7 @@ struct tl_host {
   const te_matcher *sync, *step, *setup, *await, *pageable, *release, *host_copy;
   const te_matcher *api_frame; /* host_api_frame: a library's wrapper of the call itself */
   const te_matcher *designed;  /* designed_sync_frame: where a framework waits by design */
+  const te_matcher *readback;  /* readback_copy: a GPU copy to the host */
   /* by string id, the answers of sync, step and await so far: 0 unasked, 1 no, 2 yes (a gap
    * walks up a nesting chain, each name matched again cost more than the rest of the split) */
   uint8_t *is_sync, *is_step, *is_await;
@@ -585,6 +586,7 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
                  .host_copy = te_rules_matcher(rules, "host_link_copy"),
                  .api_frame = te_rules_matcher(rules, "host_api_frame"),
                  .designed = te_rules_matcher(rules, "designed_sync_frame"),
+                 .readback = te_rules_matcher(rules, "readback_copy"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us,
                  .setup_min_pct = s->timeline_setup_min_pct,
@@ -1201,12 +1203,47 @@ static const char *designed_of(tl_host *h, const thread_items *ti, long s) {
   return NULL;
 }
 
-/* Marks portion p as host work after a framework's designed wait (tl_extra designed). */
-static void mark_designed(tl_host *h, const char *designed, tl_portion *p) {
-  if (p->extra)
-    h->extras[p->extra - 1].designed = designed;
-  else
-    add_extra(h, &(tl_extra){.designed = designed}, p);
+/* The GPU copy thread ti's call item s issued over the host link (thread_items.copies: the
+ * call of the same start), as an index + 1 among h->kev; 0: none. */
+static uint32_t copy_of(const thread_items *ti, const item *s) {
+  size_t lo; /* first copy call starting at or after s */
+  UT_PARTITION_POINT(lo, 0, ti->n_copies, mid, ti->copies[mid].ts < s->ts);
+  return lo < ti->n_copies && ti->copies[lo].ts == s->ts ? ti->copies[lo].ref + 1 : 0;
+}
+
+/* Whether sync item s of thread ti lies in a framework's designed wait (designed_of): then
+ * into d that frame and the blocking call itself: its name and outermost CPU op, and when
+ * the call read back (its GPU copy matches readback_copy) that copy and its bytes (review
+ * 22 defect 6: the read back's own line names them). */
+static bool designed_wait(tl_host *h, const thread_items *ti, long s, tl_extra *d) {
+  *d = (tl_extra){.designed = designed_of(h, ti, s)};
+  if (!d->designed) return false;
+  const item *x = &ti->v[s];
+  d->designed_call = interned(h, ti, s);
+  d->designed_op = op_name(h, ti, s, x->ts, x->end, true);
+  if (d->designed_op == d->designed_call) d->designed_op = NULL;
+  uint32_t c = x->kind == ITEM_RUNTIME && h->readback ? copy_of(ti, x) : 0;
+  const char *copy = c ? event_name(h, &h->kev[c - 1]) : NULL;
+  if (copy && te_matcher_match(h->readback, copy, strlen(copy))) { /* a read back */
+    d->designed_copy = copy;
+    int64_t bytes = int_arg(h->t, &h->kev[c - 1], TR_ARG_BYTES);
+    d->designed_bytes = bytes > 0 ? bytes : 0;
+  }
+  return true;
+}
+
+/* Marks portion p as host work after a framework's designed wait d (tl_extra designed_*). */
+static void mark_designed(tl_host *h, const tl_extra *d, tl_portion *p) {
+  if (!p->extra) {
+    add_extra(h, d, p);
+    return;
+  }
+  tl_extra *e = &h->extras[p->extra - 1];
+  e->designed = d->designed;
+  e->designed_call = d->designed_call;
+  e->designed_op = d->designed_op;
+  e->designed_copy = d->designed_copy;
+  e->designed_bytes = d->designed_bytes;
 }
 
 /* Host portion p of gap g in the shadow of a sync (brief 12 defect 2): the thread's latest
@@ -1218,7 +1255,7 @@ static void mark_designed(tl_host *h, const char *designed, tl_portion *p) {
  * own work (g->span0). A sync in a framework's designed wait charges none: *designed is
  * its frame, and the gap is the host work after it (review 13 defect 2). */
 static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, tl_portion *p,
-                           const char **designed) {
+                           tl_extra *designed) {
   double g0 = (double)g->g0 / 1000.0;
   size_t lo; /* first sync starting at or after g0 */
   UT_PARTITION_POINT(lo, 0, ti->n_syncs, mid, ti->syncs[mid].ts < g0);
@@ -1243,9 +1280,9 @@ static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, 
   for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
     if (ti->v[i].kind == ITEM_RUNTIME && ti->v[i].ref == x->ref) break;
   if (i < 0 || ti->v[i].kind != ITEM_RUNTIME || ti->v[i].ref != x->ref) return false;
-  const char *frame = designed_of(h, ti, i);
-  if (frame) { /* the host work's, not the wait's; a designed wait at a boundary: neither */
-    if (!boundary) *designed = frame;
+  tl_extra d;
+  if (designed_wait(h, ti, i, &d)) { /* the host work's, not the wait's; at a boundary: neither */
+    if (!boundary) *designed = d;
     return false;
   }
   ti->left[s] -= us;
@@ -1289,10 +1326,11 @@ static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, 
   double lts = tr_event_ts(h->t, L);
   long s = sync_item(h, ti, g0, lts);
   if (await_portion(h, ti, s, g0, lts, p)) return;
-  const char *designed = s >= 0 ? designed_of(h, ti, s) : NULL;
-  if (designed && ti->v[s].end > g0) /* the host work after the framework's wait names it */
+  tl_extra d = {0};
+  if (s >= 0) designed_wait(h, ti, s, &d);
+  if (d.designed && ti->v[s].end > g0) /* the host work after the framework's wait names it */
     g0 = ti->v[s].end;
-  if (s >= 0 && !designed) {
+  if (s >= 0 && !d.designed) {
     const item *x = &ti->v[s];
     p->kind = AN_IDLE_SYNC;
     p->what = op_name(h, ti, s, x->ts, x->end, true);
@@ -1310,7 +1348,7 @@ static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, 
     release_extra(h, ti, g, p);
     return;
   }
-  if (!designed && shadow_portion(h, ti, g, p, &designed)) return;
+  if (!d.designed && shadow_portion(h, ti, g, p, &d)) return;
   if (lts - g0 <= h->launch_gap_max_us) {
     p->kind = AN_IDLE_LAUNCH; /* one launch's cost: the launch-overhead bucket */
   } else {
@@ -1324,7 +1362,7 @@ static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, 
     } else if (lts - g0 >= h->long_gap_us)
       long_host(h, ti, i, g0, lts, p);
   }
-  if (designed) mark_designed(h, designed, p);
+  if (d.designed) mark_designed(h, &d, p);
 }
 
 /* The setup calls inside host portion p of gap g (its host part, up to cut: ns), carved

@@ -94,8 +94,12 @@ typedef struct tl_extra {
   /* a dependency portion's lead (queue_lead): the blocking runtime call and its kind */
   const char *call;
   an_lead_kind lead;
-  /* a sync portion's frame where a framework waits by design (an_idle_cause.designed) */
+  /* a sync portion's frame where a framework waits by design (an_idle_cause.designed), and
+   * the blocking call of that wait: its name, outermost CPU op, GPU copy and the copy's
+   * bytes (0: not stated; an_idle_cause.designed_*) */
   const char *designed;
+  const char *designed_call, *designed_op, *designed_copy;
+  int64_t designed_bytes;
 } tl_extra;
 
 typedef struct tl_host tl_host;

@@ -678,6 +678,8 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
     return "Stop the host waiting in a read back every step: find what the copy's stream waits "
            "on ahead of it, or read the value without blocking (a pinned buffer copied "
            "non_blocking with an event, or sizes the host already knows)";
+  /* the idle after a framework's designed blocking read back (review 22 defect 6) */
+  if (it->readback) return "Take the blocking read back off the step's critical path";
   /* the host's span dwarfs the GPU's and nothing cleared the bar (review 21 defect 10) */
   if (it->host_overhead)
     return it->compiled_run
@@ -1132,6 +1134,8 @@ static void lever_text(const an_summary_item *it, char *b, size_t cap) {
              it->lever_op, it->lever, it->lever_next);
   else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
     snprintf(b + len, cap - len, "; where to look: %s", it->lever);
+  else if (it->lever && len < cap && it->readback) /* the location names the read back */
+    snprintf(b + len, cap - len, "; lever: %s", it->lever);
   else if (it->lever && len < cap && it->lever_designed)
     snprintf(b + len, cap - len,
              "; lever (`%.80s`, where the framework waited by design before this host work): %s",
@@ -1283,11 +1287,50 @@ static void launch_basis(const an_summary_item *it, const char *gaps, const char
            busy, step);
 }
 
+/* A read-back item's basis (review 22 defect 6): the blocking call, its copy and bytes, and
+ * the idle after it: the host work and launch spacing that followed it, by place. */
+static void readback_idle_basis(const an_summary_item *it, const char *gaps, const char *longest,
+                                char *b, size_t cap) {
+  const an_idle_cause *r = it->readback, *v = it->timeline->total.causes;
+  char by[48] = "";
+  if (r->designed_bytes > 0) snprintf(by, sizeof by, "%lld B, ", (long long)r->designed_bytes);
+  size_t len = (size_t)snprintf(
+      b, cap,
+      "`%.60s`%s%.60s%s (%s`%.60s`) returns only once the GPU has run the work queued before "
+      "its copy, so the GPU's queue is empty when it returns; the GPU then idled while the host "
+      "prepared and issued the next work (",
+      r->designed_call ? r->designed_call : "?", r->designed_op ? " under `" : "",
+      r->designed_op ? r->designed_op : "", r->designed_op ? "`" : "", by, r->designed_copy);
+  size_t named = 0;
+  for (size_t k = 0; k < it->n_rows && len < cap; k++) {
+    const an_idle_cause *x = &v[it->rows[k].row];
+    const char *w = x->location ? x->location : x->what;
+    bool spacing = !w && x->kind == AN_IDLE_LAUNCH; /* the launches' own spacing */
+    if (!w && !spacing) continue;
+    if (named++ == 3) {
+      len += (size_t)snprintf(b + len, cap - len, " ...");
+      break;
+    }
+    len += (size_t)snprintf(b + len, cap - len, "%s%s%.160s%s", named > 1 ? ", " : "at ",
+                            spacing ? "" : "`", spacing ? "the launches' spacing" : w,
+                            spacing ? "" : "`");
+  }
+  if (len < cap)
+    snprintf(b + len, cap - len,
+             "%s%zu %s after it, longest %s ms): at most what reading the value without "
+             "blocking wins",
+             named ? "; " : "", it->count, gaps, longest);
+}
+
 static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
   char g[32], u[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);
   const char *gaps = it->count == 1 ? "gap" : "gaps";
   const an_idle_cause *untraced = rp_item_untraced(it);
+  if (it->readback) {
+    readback_idle_basis(it, gaps, g, b, cap);
+    return;
+  }
   if (untraced) {
     rp_fmt_ms(u, sizeof u, (double)untraced->untraced_ns / 1000.0);
     snprintf(b, cap,

@@ -3248,6 +3248,65 @@ Test(summary, designed_wait_is_host_work_not_a_sync, .init = setup, .fini = tear
   an_report_destroy(r);
 }
 
+/* A designed wait that reads back (review 22 defect 6): in SGLang's graph runner, a blocking
+ * cudaMemcpy under aten::copy_ copies `bytes` device to host as the GPU runs dry, then 300
+ * us of host work and a launch 475 us after the copy ends, in two steps. */
+static an_report *readback_in_frame(tb *b, const char *copy, int bytes) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = step_with_kernel(b, s, "decode_kernel");
+    host(b, "python_function",
+         "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py(276): "
+         "populate_from_forward_batch",
+         t0 + 90, 1500);
+    host(b, "cpu_op", "aten::copy_", t0 + 100, 930);
+    int c = b->corr++;
+    tb_add(b,
+           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpy\",\"pid\":1,"
+           "\"tid\":1,\"ts\":%.3f,\"dur\":895,\"args\":{\"correlation\":%d}},"
+           "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
+           "\"ts\":%.3f,\"dur\":2,\"args\":{\"stream\":7,\"correlation\":%d,\"bytes\":%d}},",
+           t0 + 130, c, copy, t0 + 1021, c, bytes);
+    host(b, "cpu_op", "aten::cumsum", t0 + 1030, 300);
+    launch(b, "decode_kernel", t0 + 1490, t0 + 1498, 1000);
+  }
+  return run_buffer(b);
+}
+
+/* The idle after a designed read back is its own item, never pooled: the read back's frame,
+ * its op, call, copy and bytes, bound by the gaps after it; a designed copy to the device
+ * reads nothing back and stays host work with the wait's lever. */
+Test(summary, designed_read_back_is_its_own_item, .init = setup, .fini = teardown) {
+  tb b;
+  an_report *r = readback_in_frame(&b, "Memcpy DtoH (Device -> Pageable)", 256);
+  const an_summary_item *it = item_of(r, AN_ACTION_REMOVE_SYNC);
+  cr_assert_not_null(it);
+  cr_assert_not_null(it->readback);
+  cr_assert_str_eq(it->what, "aten::copy_");
+  cr_assert_str_eq(it->readback->designed_call, "cudaMemcpy");
+  cr_assert_eq(it->readback->designed_bytes, 256);
+  cr_assert_not_null(strstr(it->location, "populate_from_forward_batch"), "%s", it->location);
+  /* the gap after the read back returned (aten::copy_ ends at t0 + 1030) to the next
+   * kernel (t0 + 1498): host work and the launch */
+  cr_assert(it->at_stake_us > 460.0 && it->at_stake_us <= 475.0, "%f", it->at_stake_us);
+  cr_assert_null(item_of(r, AN_ACTION_HOST_STALL));
+  char basis[4096];
+  rp_summary_basis(it, r->run.workload.value, basis, sizeof basis);
+  cr_assert_not_null(strstr(basis, "256 B"), "%s", basis);
+  cr_assert_not_null(strstr(basis, "`cudaMemcpy` under `aten::copy_`"), "%s", basis);
+  cr_assert_str_eq(rp_summary_action(it, r->run.workload.value),
+                   "Take the blocking read back off the step's critical path");
+  expect_bounds(r);
+  an_report_destroy(r);
+  r = readback_in_frame(&b, "Memcpy HtoD (Pageable -> Device)", 256);
+  it = item_of(r, AN_ACTION_HOST_STALL);
+  cr_assert_not_null(it);
+  cr_assert_null(it->readback);
+  cr_assert(it->lever_designed);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
 /* Two host stalls in every step under no CPU op, at two Python locations and in no
  * annotated region: two places to change, two items (a region groups only what lies in
  * one annotation). */
