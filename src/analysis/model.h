@@ -2148,9 +2148,17 @@ typedef struct an_trace_limits {
                                      report.short_window_ms, NULL if none */
   double short_window_us;         /* that span */
   size_t short_window_steps;      /* its counted steps (0: no step markers, the window) */
-  size_t partial_site_rows;       /* shown kernel rows whose location covers under
-                                     site_min_coverage of their launches (issue 31) */
-  double site_min_coverage;       /* kernel_table.site_min_coverage */
+  /* The first stage whose longest idle gap outside the counted steps a GPU-issuing thread
+   * spent most of in a blocking call (an_stage_timeline outside_blocking: a wait for work
+   * the trace does not hold, a previous batch): its label and time account (borrowed), for
+   * a Limits line that says what it is and that no per-step bound counts it (review 22
+   * defect 6: SGLang decode's 463 ms hipMemcpyWithStream before its step sat in the header
+   * only). NULL: none. */
+  const char *outside_wait_stage;
+  const struct an_stage_timeline *outside_wait;
+  size_t partial_site_rows; /* shown kernel rows whose location covers under
+                               site_min_coverage of their launches (issue 31) */
+  double site_min_coverage; /* kernel_table.site_min_coverage */
   /* The formal traces were filtered to GPU work (analysis/trace_filter.h): every one of
    * their filtered_calls runtime calls launched GPU work and nearly all their
    * filtered_ops CPU ops hold one; host work that launched nothing was dropped. */

@@ -723,6 +723,21 @@ static void short_window(an_report *rep, const te_settings *s) {
   }
 }
 
+/* The first stage whose longest outside gap a blocking call spans most of (the header's
+ * "a call that returns when GPU work ends, across an idle GPU"): a Limits line of its own. */
+static void outside_wait(an_report *rep) {
+  an_trace_limits *l = &rep->limits;
+  for (size_t i = 0; i < rep->n_stages; i++) {
+    const an_stage_timeline *tl = rep->stages[i].timeline;
+    if (tl && tl->outside_gaps && tl->outside_blocking && tl->outside_call &&
+        2 * tl->outside_call_ns >= tl->outside_longest_ns) {
+      l->outside_wait_stage = rep->stages[i].label;
+      l->outside_wait = tl;
+      return;
+    }
+  }
+}
+
 void an_summary_limits(an_report *rep, const te_settings *s) {
   an_trace_limits *l = &rep->limits;
   /* the global payload holds every stage's entries */
@@ -747,6 +762,7 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
   }
   if (l->ranks_compared && l->world_size > 0) l->ranks_expected = l->world_size;
   short_window(rep, s);
+  outside_wait(rep);
   filtered_queued(rep, s);
 }
 

@@ -395,7 +395,7 @@ static void steps_hints(rp_hw *hw) {
 
 static void limit_hints(rp_hw *hw) {
   const an_trace_limits *l = &hw->rep->limits;
-  char line[512];
+  char line[1024];
   if (l->no_python_stacks) stack_hint(hw);
   if (l->framework_defaulted) {
     snprintf(line, sizeof line,
@@ -417,6 +417,11 @@ static void limit_hints(rp_hw *hw) {
     snprintf(line, sizeof line, "Short capture window: %s", short_line);
     hint_li(hw, "info", line);
   }
+  char wait_line[RP_OUTSIDE_WAIT_BYTES];
+  if (rp_outside_wait_limit(l, wait_line, sizeof wait_line)) {
+    snprintf(line, sizeof line, "Blocking wait outside the steps: %s", wait_line);
+    hint_li(hw, "info", line);
+  }
   char sites[256];
   if (rp_partial_sites_limit(l, sites, sizeof sites)) {
     snprintf(line, sizeof line, "Partial locations: %s", sites);
@@ -436,7 +441,7 @@ static bool has_limits(const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   char ranks_line[400];
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         l->partial_site_rows || l->filtered || l->filtered_ranks ||
+         l->outside_wait_stage || l->partial_site_rows || l->filtered || l->filtered_ranks ||
          rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r) ||
          rp_stage_checks_failed(r, rules);
 }

@@ -376,8 +376,11 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const char *filtered = rp_filtered_limit(r, filter_line, sizeof filter_line);
   char short_line[RP_SHORT_WINDOW_BYTES];
   const char *short_window = rp_short_window_limit(l, short_line, sizeof short_line);
-  if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !short_window && !sites &&
-      !filtered && !r->n_hints && !rp_roofline_limited(r) && !rp_stage_checks_failed(r, rules))
+  char wait_line[RP_OUTSIDE_WAIT_BYTES];
+  const char *wait = rp_outside_wait_limit(l, wait_line, sizeof wait_line);
+  if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !short_window && !wait &&
+      !sites && !filtered && !r->n_hints && !rp_roofline_limited(r) &&
+      !rp_stage_checks_failed(r, rules))
     return;
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);
@@ -392,6 +395,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   if (short_window)
     fprintf(f, "- **Short capture window.** %c%s\n", toupper((unsigned char)*short_line),
             short_line + 1);
+  if (wait) fprintf(f, "- **Blocking wait outside the steps.** %s\n", wait_line);
   if (sites) fprintf(f, "- **Partial locations.** %s\n", sites);
   if (filtered)
     fprintf(f, "- **%s.** %c%s\n", filtered, toupper((unsigned char)*filter_line), filter_line + 1);

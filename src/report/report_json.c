@@ -715,6 +715,7 @@ static bool limits_json(cJSON *root, const an_trace_limits *l) {
          add_str_or_null(o, "short_window_stage", l->short_window_stage) &&
          cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us)) &&
          cJSON_AddNumberToObject(o, "short_window_steps", (double)l->short_window_steps) &&
+         add_str_or_null(o, "outside_wait_stage", l->outside_wait_stage) &&
          cJSON_AddNumberToObject(o, "partial_site_rows", (double)l->partial_site_rows) &&
          cJSON_AddBoolToObject(o, "filtered", l->filtered) &&
          cJSON_AddNumberToObject(o, "filtered_runtime_calls", (double)l->filtered_calls) &&

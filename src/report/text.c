@@ -729,6 +729,26 @@ const char *rp_short_window_limit(const an_trace_limits *l, char *buf, size_t ca
   return buf;
 }
 
+const char *rp_outside_wait_limit(const an_trace_limits *l, char *buf, size_t cap) {
+  const an_stage_timeline *tl = l->outside_wait;
+  if (!tl || !l->outside_wait_stage || !cap) return NULL;
+  static const char *const where[] = {"Before the", "Between the", "After the"};
+  snprintf(buf, cap,
+           "%s %s stage's counted steps, the GPU idled %.2f ms while a thread that issues GPU "
+           "work sat %.2f ms in `%s`%s%s%s%s%s%s, a call that returns only when the GPU work "
+           "queued before it ends: it waited for work this trace does not hold (a previous "
+           "batch, work before the capture), so that wait is neither the steps' idle nor host "
+           "time of theirs, and no per-step bound counts it. A capture that starts before it "
+           "shows what it waited on.",
+           where[tl->outside_where <= AN_OUTSIDE_AFTER ? tl->outside_where : 1],
+           l->outside_wait_stage, (double)tl->outside_longest_ns / 1e6,
+           (double)tl->outside_call_ns / 1e6, tl->outside_call, tl->outside_op ? " under `" : "",
+           tl->outside_op ? tl->outside_op : "", tl->outside_op ? "`" : "",
+           tl->outside_location ? " at `" : "", tl->outside_location ? tl->outside_location : "",
+           tl->outside_location ? "`" : "");
+  return buf;
+}
+
 const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap) {
   if (l->ranks_expected <= 1 || l->ranks_analysed >= l->ranks_expected) return NULL;
   if (!l->ranks_compared) {

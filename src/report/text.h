@@ -312,6 +312,11 @@ const char *rp_rank_wait_contexts(const an_rank_group *g, char *buf, size_t cap)
 #define RP_SHORT_WINDOW_BYTES 320
 const char *rp_short_window_limit(const an_trace_limits *l, char *buf, size_t cap);
 
+/* The blocking-wait-outside-the-steps limit's sentence in buf (upper-case first letter;
+ * an_trace_limits outside_wait); NULL when none. */
+#define RP_OUTSIDE_WAIT_BYTES 900
+const char *rp_outside_wait_limit(const an_trace_limits *l, char *buf, size_t cap);
+
 /* The limit of the ranks read: its title ("One rank of many", "Ranks missing") with its
  * sentence in buf, or NULL when every rank of the run was read (or nothing says how many). */
 const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);
