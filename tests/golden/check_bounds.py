@@ -107,17 +107,21 @@ def rank_loss_each(rep, stage):
                 x["group"] == row["group"] and x["max_rank"] == g["straggler"]
                 for x in sec.get("imbalance", []))
             if g["verdict"] in ("straggler", "spread") and (not partial or imbalance) and len(g["ranks"]) > 1:
-                return rank_bound(g)
+                return rank_bound(g, rep["limits"]["ranks_expected"] or 0)
     return 0
 
 
-def rank_bound(g):
+def rank_bound(g, world=0):
     """What one rank of the group loses per step; where the cause is work imbalance, at
     most the straggler's excess over an even share of the group's work (review 10 defect
     1: rebalancing wins no more than makes the step wait), each excess family checked
-    against its own figures (a family that does not add up counts nothing)."""
+    against its own figures (a family that does not add up counts nothing). world: the
+    run's ranks (limits.ranks_expected); a group of every rank read, of a run with more,
+    spreads the even share over all of them (blind review 22 defect 2)."""
     n = len(g["ranks"])
     loss = g["lost_per_step_us"] / (n - 1)
+    if g.get("source") == "all-ranks" and world > n:
+        n = world
     if g.get("cause") != "imbalance":
         return loss
     steps = max(g.get("steps", 0), 1)
@@ -188,7 +192,7 @@ def quoted_loss(rep, stage):
             if row["path"] == formal[0]:
                 g = sec["groups"][row["group"]]
                 if g["verdict"] in ("straggler", "spread") and len(g["ranks"]) > 1:
-                    return rank_bound(g)
+                    return rank_bound(g, rep.get("limits", {}).get("ranks_expected") or 0)
     return 0
 
 
