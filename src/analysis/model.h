@@ -2832,8 +2832,12 @@ typedef struct an_report {
   an_trace_limits limits;
   size_t n_summary; /* "What to try first", best first */
   const an_summary_item *summary;
-  size_t n_leads;           /* the smaller leads (summary.lead_below_pct), best first: after the
-                               numbered items in the same array (summary + n_summary) */
+  size_t n_leads; /* the smaller leads (summary.lead_below_pct), best first: after the
+                     numbered items in the same array (summary + n_summary) */
+  /* Of them, those whose bound exceeds a numbered item's (the least bounded one's: the
+   * unbounded and batch items left aside): one rule puts a hedged lever among the leads
+   * whatever its bound, and the leads' line then says so (blind review 22 defect 4). */
+  size_t leads_above;
   an_bottleneck bottleneck; /* the first bottlenecked stage of the summary */
   size_t n_ranks;           /* rank tables, one per stage; 0 for a one-rank run */
   const an_rank_report *ranks;

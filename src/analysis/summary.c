@@ -488,6 +488,19 @@ static size_t pool_and_cap(sm_ctx *c, an_summary_item *v, size_t m, an_summary_d
   return kept - leads;
 }
 
+/* The leads among v[n..n + leads) whose bound exceeds a bounded numbered item's of v[0..n)
+ * (the least: items rank by bound times weight), an_report.leads_above. */
+static size_t leads_above(const an_summary_item *v, size_t n, size_t leads) {
+  double least = -1;
+  for (size_t i = 0; i < n; i++)
+    if (v[i].basis != AN_BASIS_UNBOUNDED && v[i].basis != AN_BASIS_BATCH &&
+        (least < 0 || v[i].at_stake_us < least))
+      least = v[i].at_stake_us;
+  size_t above = 0;
+  for (size_t i = n; least >= 0 && i < n + leads; i++) above += v[i].at_stake_us > least;
+  return above;
+}
+
 /* The number of the tuning item among v[0..n), other than v[self], whose evidence holds row
  * anchor a; 0: none. A fold item (and a tuning item with a fold after it) links the GEMM it
  * folds into as evidence too, so the first item holding the GEMM's row can be the fold
@@ -592,6 +605,7 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
   rep->summary = c.v;
   rep->n_summary = c.nomem ? 0 : n;
   rep->n_leads = c.nomem ? 0 : leads;
+  rep->leads_above = c.nomem ? 0 : leads_above(c.v, n, leads);
   return c.nomem ? AN_ERR_NOMEM : AN_OK;
 }
 

@@ -289,7 +289,7 @@ static void summary(rp_hw *hw) {
   }
   if (hw->rep->n_leads) { /* unnumbered, after the list (as in the Markdown) */
     rp_hw_printf(hw, "<p class=\"leads\">");
-    rp_hw_text(hw, hw->rep->n_summary ? RP_LEADS_INTRO : RP_LEADS_ALONE_INTRO);
+    rp_hw_text(hw, rp_leads_intro(hw->rep));
     rp_hw_printf(hw, "</p><ul class=\"leads\">");
     for (size_t i = 0; i < hw->rep->n_leads; i++) {
       const an_summary_item *it = &hw->rep->summary[hw->rep->n_summary + i];

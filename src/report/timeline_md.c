@@ -73,7 +73,7 @@ static void gemm_rate_lines(FILE *f, const an_report *r) {
 /* The smaller leads after the numbered items (none: nothing). */
 static void leads_markdown(FILE *f, const an_report *r, rp_name_fn name, const void *ctx) {
   if (!r->n_leads) return;
-  fprintf(f, "\n%s\n\n", r->n_summary ? RP_LEADS_INTRO : RP_LEADS_ALONE_INTRO);
+  fprintf(f, "\n%s\n\n", rp_leads_intro(r));
   for (size_t i = 0; i < r->n_leads; i++) {
     md_item m = {f, name, ctx};
     fputs("- ", f);

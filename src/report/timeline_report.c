@@ -774,6 +774,11 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   return launch_action(it, w);
 }
 
+const char *rp_leads_intro(const an_report *r) {
+  if (!r->n_summary) return RP_LEADS_ALONE_INTRO;
+  return r->leads_above ? RP_LEADS_ABOVE_INTRO : RP_LEADS_INTRO;
+}
+
 const char *rp_item_action(const an_summary_item *it) {
   if (it->action == AN_ACTION_LAUNCH_BOUND && !it->host_bound)
     return RP_LAUNCH_GAPS RP_LAUNCH_CAPTURE;

@@ -179,6 +179,14 @@ double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
   "Smaller leads, not ranked: each under summary.lead_below_pct of the step, with a lever " \
   "the trace cannot confirm (a host stall with no lever named, or a change whose "          \
   "availability the trace does not show)."
+/* ... when a lead bounds more than the last numbered item (an_report.leads_above). */
+#define RP_LEADS_ABOVE_INTRO                                                    \
+  RP_LEADS_INTRO                                                                \
+  " A lead follows the numbered items even where its bound is the larger: its " \
+  "lever waits on what the trace cannot confirm, not on its size."
+/* The intro of the leads of r (RP_LEADS_ALONE_INTRO, RP_LEADS_INTRO or
+ * RP_LEADS_ABOVE_INTRO). */
+const char *rp_leads_intro(const an_report *r);
 void rp_summary_basis(const an_summary_item *it, an_workload w, char *buf, size_t cap);
 /* The same basis as parts (item_text.h): the names it holds as RP_PART_NAME, which each
  * format prints as code, the words as RP_PART_BASIS. Typed so far for the exposed basis
