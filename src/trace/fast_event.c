@@ -281,6 +281,7 @@ typedef struct num {
   const uint8_t *ip, *fp; /* the integer and fraction digits */
   size_t ni, nf;
   bool neg, is_int, exact; /* exact: no exponent, at most 19 significant digits */
+  uint64_t m;              /* shape_number: the digits' value, when exact */
 } num;
 
 HOT size_t digit_run(const uint8_t *p, const uint8_t *e) {
@@ -291,6 +292,27 @@ HOT size_t digit_run(const uint8_t *p, const uint8_t *e) {
     if (k < 8) return (size_t)(p - s);
   }
   while (p < e && is_digit(*p)) p++;
+  return (size_t)(p - s);
+}
+
+/* digit_run, with *m followed by the digits counted, each word converted as it is counted
+ * (the value is the caller's only for at most 19 significant digits: past them it wraps). */
+HOT size_t digit_run_value(const uint8_t *p, const uint8_t *e, uint64_t *m) {
+  const uint8_t *s = p;
+#ifdef TR_NUMBER_SWAR
+  while (e - p >= 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    unsigned k = tr_digits_in_word(v);
+    if (k < 8) {
+      if (k) *m = tr_digits_append_low(*m, v, k);
+      return (size_t)(p + k - s);
+    }
+    *m = *m * 100000000ull + tr_eight_digits_value(v);
+    p += 8;
+  }
+#endif
+  for (; p < e && is_digit(*p); p++) *m = *m * 10 + (uint64_t)(*p - '0');
   return (size_t)(p - s);
 }
 
@@ -351,8 +373,8 @@ COLD bool number_scan(const cur *c, size_t a, size_t lim, num *out) {
   if (*ip == '0')
     while (lead < nf && fp[lead] == '0') lead++;
   size_t sig = (*ip == '0' ? 0 : ni) + nf - lead;
-  *out = (num){{(const char *)c->buf + a, len},      ip, fp, ni, nf, neg, is_int,
-               exact && sig <= TR_DECIMAL_MAX_DIGITS};
+  *out = (num){{(const char *)c->buf + a, len},       ip, fp, ni, nf, neg, is_int,
+               exact && sig <= TR_DECIMAL_MAX_DIGITS, 0};
   return true;
 }
 
@@ -1037,18 +1059,26 @@ HOT bool shape_number(const cur *c, size_t *p, num *n) {
   if (e - b > 8) {
     unsigned k = tr_digits_in8(b);
     uint8_t next = b[k];
+    uint64_t m = 0;
+    size_t ni = k;
+    if (k == 8) { /* the value as the digits are counted: they are not read again */
+      m = tr_digits_append(0, b, 8);
+      ni += digit_run_value(b + 8, e, &m);
+    } else if (k) {
+      m = tr_digits_append_wide(0, b, k);
+    }
     if (k && k < 8 && (b[0] != '0' || k == 1) && next != '.' && (next | 0x20) != 'e') {
-      *n = (num){{(const char *)b, k}, b, b, k, 0, false, true, true};
+      *n = (num){{(const char *)b, k}, b, b, k, 0, false, true, true, m};
       *p = a + k;
       return true;
     }
-    size_t ni = k < 8 ? k : 8 + digit_run(b + 8, e), nf = 0;
+    size_t nf = 0;
     const uint8_t *q = b + ni, *fp = b;
     if (ni && (b[0] != '0' || ni == 1) && q < e) {
       bool is_int = *q != '.';
       if (!is_int) {
         fp = ++q;
-        nf = digit_run(q, e);
+        nf = digit_run_value(q, e, &m);
         q += nf;
       }
       if ((is_int || nf) && q < e && (*q | 0x20) != 'e' && (size_t)(q - b) <= TR_MAX_NUMBER_CHARS) {
@@ -1057,13 +1087,14 @@ HOT bool shape_number(const cur *c, size_t *p, num *n) {
           while (lead < nf && fp[lead] == '0') lead++;
         size_t sig = (b[0] == '0' ? 0 : ni) + nf - lead;
         *n = (num){{(const char *)b, (size_t)(q - b)}, b, fp, ni, nf, false, is_int,
-                   sig <= TR_DECIMAL_MAX_DIGITS};
+                   sig <= TR_DECIMAL_MAX_DIGITS,       m};
         *p = (size_t)(q - c->buf);
         return true;
       }
     }
   }
   TRY(number_scan(c, a, c->len, n));
+  n->m = n->exact ? mantissa(n) : 0;
   *p = a + n->text.n;
   return true;
 }
@@ -1121,8 +1152,7 @@ HOT bool shape_value(cur *c, const piece *q, size_t *p, fe_event *ev) {
     case P_TIME: {
       double d;
       TRY(shape_number(c, p, &n) && !n.neg && n.exact &&
-          tr_decimal_to_double(digits_value(c, digits_value(c, 0, n.ip, n.ni), n.fp, n.nf),
-                               (unsigned)n.nf, false, &d));
+          tr_decimal_to_double(n.m, (unsigned)n.nf, false, &d));
       *(q->key == K_TS ? &ev->ts_state : &ev->dur_state) = F_OK;
       *(q->key == K_TS ? &ev->ts : &ev->dur) = d;
       return true;
@@ -1131,8 +1161,7 @@ HOT bool shape_value(cur *c, const piece *q, size_t *p, fe_event *ev) {
       TRY(shape_number(c, p, &n) && n.is_int);
       int64_t v = TR_NO_ID;
       if (n.exact) {
-        uint64_t m = digits_value(c, 0, n.ip, n.ni);
-        if (m <= (uint64_t)INT64_MAX) v = n.neg ? -(int64_t)m : (int64_t)m;
+        if (n.m <= (uint64_t)INT64_MAX) v = n.neg ? -(int64_t)n.m : (int64_t)n.m;
       }
       *(q->key == K_EXTERNAL_ID ? &ev->ext : &ev->corr) = v;
       return true;

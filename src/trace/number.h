@@ -56,35 +56,50 @@ static inline __attribute__((always_inline)) uint64_t tr_digits_append(uint64_t 
   return m;
 }
 
+#ifdef TR_NUMBER_SWAR
+/* m followed by the first k (1..7) digits of the word v: the k digits converted as the low
+ * end of 8 digits that '0's lead. */
+static inline uint64_t tr_digits_append_low(uint64_t m, uint64_t v, unsigned k) {
+  static const uint32_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+  unsigned sh = 8 * (8 - k);
+  v = (v << sh) | (0x3030303030303030ull >> (64 - sh));
+  return m * pow10[k] + tr_eight_digits_value(v);
+}
+#endif
+
 /* tr_digits_append when 8 bytes can be read at p + (n & ~7): the last n % 8 digits are
- * converted in one step too, as the low end of 8 digits that '0's lead. */
+ * converted in one step too (tr_digits_append_low). */
 static inline __attribute__((always_inline)) uint64_t tr_digits_append_wide(uint64_t m,
                                                                             const uint8_t *p,
                                                                             size_t n) {
 #ifdef TR_NUMBER_SWAR
-  static const uint32_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
   m = tr_digits_append(m, p, n & ~(size_t)7);
   unsigned k = (unsigned)(n & 7);
   if (!k) return m;
   uint64_t v;
   memcpy(&v, p + (n & ~(size_t)7), 8);
-  unsigned sh = 8 * (8 - k);
-  v = (v << sh) | (0x3030303030303030ull >> (64 - sh));
-  return m * pow10[k] + tr_eight_digits_value(v);
+  return tr_digits_append_low(m, v, k);
 #else
   return tr_digits_append(m, p, n);
 #endif
 }
+
+#ifdef TR_NUMBER_SWAR
+/* How many of the 8 bytes of the word v, from the first, are ASCII digits (0..8). */
+static inline unsigned tr_digits_in_word(uint64_t v) {
+  uint64_t x = v ^ 0x3030303030303030ull;                           /* a digit becomes 0..9 */
+  uint64_t y = (x & 0x7F7F7F7F7F7F7F7Full) + 0x7676767676767676ull; /* bit 7: 10 or more */
+  uint64_t other = (x | y) & 0x8080808080808080ull;
+  return other ? (unsigned)__builtin_ctzll(other) >> 3 : 8u;
+}
+#endif
 
 /* How many of the 8 bytes at p, from the first, are ASCII digits (0..8). */
 static inline unsigned tr_digits_in8(const uint8_t *p) {
 #ifdef TR_NUMBER_SWAR
   uint64_t v;
   memcpy(&v, p, 8);
-  uint64_t x = v ^ 0x3030303030303030ull;                           /* a digit becomes 0..9 */
-  uint64_t y = (x & 0x7F7F7F7F7F7F7F7Full) + 0x7676767676767676ull; /* bit 7: 10 or more */
-  uint64_t other = (x | y) & 0x8080808080808080ull;
-  return other ? (unsigned)__builtin_ctzll(other) >> 3 : 8u;
+  return tr_digits_in_word(v);
 #else
   unsigned n = 0;
   while (n < 8 && (uint8_t)(p[n] - '0') < 10) n++;
