@@ -24,9 +24,7 @@
 
 #include "analysis/overlap_internal.h"
 #include "analysis/summary.h"
-
-/* bytes / (TB/s x US_PER_S) is microseconds, as in roofline.c */
-#define US_PER_S 1e6
+#include "util/units.h"
 
 /* Whether fuse row f proposes a fusion: a split whose fused path does not run, shown, with
  * a saving, every gate holding or unknown. */
@@ -82,7 +80,7 @@ static double eliminated_ms(const te_rules *rules, const an_stage_report *s, con
   const an_roofline *rf = an_row_roofline(s, k);
   if (rf && rf->bytes > 0 && rf->time_us > 0 && hbm_tbs > 0) {
     /* the launches with shapes, scaled to all of the row's launches */
-    double trip = rf->bytes / (hbm_tbs * US_PER_S) * (k->total_us / rf->time_us);
+    double trip = rf->bytes / (hbm_tbs * UT_US_PER_S) * (k->total_us / rf->time_us);
     if (trip < us) us = trip;
   }
   return us / 1000.0;

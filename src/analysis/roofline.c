@@ -24,9 +24,9 @@
 #include "triage/hash.h"
 #include "util/map.h"
 #include "util/sort.h"
+#include "util/units.h"
 #include "util/vec.h"
 
-#define US_PER_S 1e6
 #define N_KINDS 5
 
 static const char *const k_families[N_KINDS] = {"gemm", "grouped_gemm", "attention", "elementwise",
@@ -456,13 +456,13 @@ typedef struct row_acc {
  * work runs at its format's peak; elementwise FLOPs run on the vector units, at the FP32
  * peak (their bound is nearly always the memory term). */
 static reason launch_bound(const te_device *dev, const launch *l, double *mem_us, double *comp_us) {
-  *mem_us = l->cost.bytes / (dev->hbm_tbs * US_PER_S);
+  *mem_us = l->cost.bytes / (dev->hbm_tbs * UT_US_PER_S);
   *comp_us = 0;
   if (l->cost.flops <= 0) return R_OK;
   te_peak p = l->cost.dtype ? l->cost.dtype->peak : TE_PEAK_NONE;
   if (l->kind == TE_COST_ELEMENTWISE) p = TE_PEAK_FP32;
   if (p < 0 || dev->peak_tflops[p] <= 0) return R_NO_PEAK;
-  *comp_us = l->cost.flops / (dev->peak_tflops[p] * US_PER_S);
+  *comp_us = l->cost.flops / (dev->peak_tflops[p] * UT_US_PER_S);
   return R_OK;
 }
 
@@ -542,11 +542,11 @@ static bool cost_add(row_acc *a, const launch *l) {
 static void launch_evidence(row_acc *a, const te_device *dev, const launch *l, double dur,
                             an_shape_source src, double min_us) {
   if (dur < min_us || dur <= 0 || (src != AN_SHAPES_OP && src != AN_SHAPES_MAPPING)) return;
-  double tbs = l->cost.bytes / (dur * US_PER_S);
+  double tbs = l->cost.bytes / (dur * UT_US_PER_S);
   if (tbs > a->launch_tbs && tbs <= dev->hbm_tbs) a->launch_tbs = tbs, a->launch_tbs_us = dur;
   te_peak p = l->cost.dtype ? l->cost.dtype->peak : TE_PEAK_NONE;
   if (p < 0 || l->cost.flops <= 0) return;
-  double tflops = l->cost.flops / (dur * US_PER_S);
+  double tflops = l->cost.flops / (dur * UT_US_PER_S);
   if (tflops > a->launch_tflops[p] && tflops <= dev->peak_tflops[p])
     a->launch_tflops[p] = tflops, a->launch_tflops_us[p] = dur;
 }
@@ -963,8 +963,8 @@ static an_roofline record_of(const row_acc *a) {
   rec.launch_tbs = a->launch_tbs;
   rec.launch_tflops = p >= 0 ? a->launch_tflops[p] : 0;
   rec.family = k_families[row_kind(a)];
-  rec.achieved_tbs = a->time > 0 ? a->bytes / (a->time * US_PER_S) : 0;
-  rec.achieved_tflops = a->time > 0 ? a->flops / (a->time * US_PER_S) : 0;
+  rec.achieved_tbs = a->time > 0 ? a->bytes / (a->time * UT_US_PER_S) : 0;
+  rec.achieved_tflops = a->time > 0 ? a->flops / (a->time * UT_US_PER_S) : 0;
   if (a->ceil_flops > a->flops / 2) { /* most of its FLOPs at a ceiling point */
     rec.attn_ceiling_frac = a->ceil_frac / a->ceil_flops;
     rec.attn_head_dim = a->ceil_dim / a->ceil_flops;
@@ -1199,7 +1199,7 @@ static double time_at(const row_acc *a, bool compute, double rate, double floor,
 static void set_headroom(const run *r, const row_acc *a, an_roofline *rec) {
   bool ramp = te_rules_settings(r->c.rules)->roofline_launch_ramp;
   double floor = rec->latency_floor_us;
-  double rate = rec->attainable * US_PER_S, floored = 0;
+  double rate = rec->attainable * UT_US_PER_S, floored = 0;
   bool compute = rec->limiter == AN_LIMIT_COMPUTE;
   double at = rate > 0 ? time_at(a, compute, rate, floor, ramp, &floored, &rec->floored_launches)
                        : rec->time_us;
@@ -1213,7 +1213,7 @@ static void set_headroom(const run *r, const row_acc *a, an_roofline *rec) {
   if (rec->attainable_basis != AN_ATTAINABLE_FAMILY || rec->device_rate <= 0) return;
   double f2 = 0;
   size_t n2 = 0;
-  double dev = time_at(a, compute, rec->device_rate * US_PER_S, floor, ramp, &f2, &n2);
+  double dev = time_at(a, compute, rec->device_rate * UT_US_PER_S, floor, ramp, &f2, &n2);
   rec->headroom_device_us = rec->time_us > dev ? rec->time_us - dev : 0;
 }
 

@@ -23,6 +23,7 @@
 #include "analysis/overlap.h"
 #include "analysis/summary.h"
 #include "analysis/summary_internal.h"
+#include "util/units.h"
 
 /* ---------------------------------------------------------------- idle */
 
@@ -1339,8 +1340,6 @@ void sm_kernel_lever_items(sm_ctx *c) {
 
 static const char *role_text(const sm_ctx *c, const char *id);
 
-#define US_PER_S 1e6 /* bytes per us of 1 TB/s */
-
 /* The time per step a fused cast still costs: the cast rows' bytes (their roofline records)
  * at the rate row g, their neighbour, moves bytes; 0 when a cast row or g has no record. */
 static double cast_fused_us(const sm_ctx *c, const te_matcher *m, te_subject *subj,
@@ -1355,7 +1354,7 @@ static double cast_fused_us(const sm_ctx *c, const te_matcher *m, te_subject *su
     if (!f || f->bytes <= 0 || f->time_us <= 0) return 0;
     bytes += f->bytes * sm_row_per_step(c, r) / f->time_us;
   }
-  return bytes / (fg->achieved_tbs * US_PER_S);
+  return bytes / (fg->achieved_tbs * UT_US_PER_S);
 }
 
 /* What summary.cast_hints says of a cast before kernel `next` (its matcher cast_next_ID),

@@ -33,6 +33,7 @@
 #include "analysis/summary.h"
 #include "analysis/summary_internal.h"
 #include "util/limits.h"
+#include "util/units.h"
 #include "util/vec.h"
 
 /* A kernel row's roofline as the summary reads it: its action, what that wins per step,
@@ -51,6 +52,9 @@ typedef struct rl_cand {
   double gain;    /* the share of its time tuning wins: its headroom (latency floor included) */
   bool done;      /* already in an item */
   const te_string_list *fold; /* a folding lever's GEMM families (roofline.levers_folding) */
+  /* its lever (roofline_lever) and, for a folding one, the kernel's own lever
+   * (roofline.levers_unfolded; NULL: none), looked up once per row */
+  const char *lever, *unfolded;
 } rl_cand;
 
 /* The share of the row's per-step time its launches with shapes cover, on the per-step
@@ -180,20 +184,17 @@ static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const c
   return NULL;
 }
 
-/* The GEMM families of kernel's folding lever (roofline.levers_folding: its lever folds it
- * into the GEMM before it, a GEMM of another library), NULL when its lever does not fold. */
-static const te_string_list *fold_families(const sm_ctx *c, const an_roofline *f,
-                                           const char *kernel) {
-  const char *key;
-  roofline_lever(c, f, kernel, &key);
+/* The GEMM families of a kernel's folding lever (roofline.levers_folding: its lever folds it
+ * into the GEMM before it, a GEMM of another library), NULL when its lever does not fold;
+ * key: the levers_running key roofline_lever took (NULL: none). */
+static const te_string_list *fold_families(const sm_ctx *c, const char *key) {
   const te_string_list *t = key ? te_list_map_get(&c->s->roofline_levers_folding, key) : NULL;
   return t && t->n ? t : NULL;
 }
 
-/* The lever of a folding kernel itself (roofline.levers_unfolded), NULL: none stated. */
-static const char *unfolded_lever(const sm_ctx *c, const an_roofline *f, const char *kernel) {
-  const char *key;
-  roofline_lever(c, f, kernel, &key);
+/* The lever of a folding kernel itself (roofline.levers_unfolded), NULL: none stated; key as
+ * fold_families'. */
+static const char *unfolded_lever(const sm_ctx *c, const char *key) {
   const te_string_list *t = key ? te_list_map_get(&c->s->roofline_levers_unfolded, key) : NULL;
   return t && t->n ? t->items[0] : NULL;
 }
@@ -271,9 +272,12 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   v.merged = sm_row_per_step(c, r) * coverage * held;
   double gain_dev = f->time_us > 0 ? f->headroom_device_us / f->time_us : v.gain;
   bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
-  v.fold = fold_families(c, f, r->name);
+  const char *key;
+  v.lever = roofline_lever(c, f, r->name, &key);
+  v.fold = fold_families(c, key);
+  v.unfolded = unfolded_lever(c, key);
   /* review 19 defect 4: under the tuning bar a better kernel comes first, the fold after */
-  bool unfold = v.fold && tune && v.frac < 1 && unfolded_lever(c, f, r->name);
+  bool unfold = v.fold && tune && v.frac < 1 && v.unfolded;
   if (v.fold && !unfold) { /* review 18 defect 5: the fold removes the kernel, not its headroom */
     v.action = AN_ACTION_FOLD_GEMM;
     v.win = v.win_dev = v.t;
@@ -339,8 +343,6 @@ static void ceiling_member(an_summary_item *it, const an_roofline *f) {
   if (f->device_rate > it->ceiling_to) it->ceiling_to = f->device_rate;
 }
 
-#define US_PER_S 1e6
-
 /* A unit of a tuning item's rates: one shape of a member (its CPU op and Input Dims), or a
  * member row as a whole when it has no shapes (a graph replay's launches costed from the
  * model's dimensions: no op, so no shape; review 19 defect 7). */
@@ -373,7 +375,7 @@ static double unit_work(const rl_unit *u) {
 /* Its rate in the limiter's unit (TFLOP/s compute-bound, TB/s memory-bound). */
 static double unit_rate(const rl_unit *u) {
   double t = unit_time(u);
-  return t > 0 ? unit_work(u) / (t * US_PER_S) : 0;
+  return t > 0 ? unit_work(u) / (t * UT_US_PER_S) : 0;
 }
 
 /* Whether a unit is evidence of a rate: roofline.comparable_min_us of time over
@@ -455,12 +457,11 @@ static void outlier_shape(const sm_ctx *c, const rl_cand *v, size_t n, size_t i,
  * the tuned GEMM, and the fold comes after the tuning). A kernel under the tuning bar is
  * tuned first (its own lever), the fold following for the time the tuned kernel takes. */
 static void fold_item(sm_ctx *c, const rl_cand *v, size_t n, size_t i, an_summary_item *it) {
-  const an_kernel_row *r = &c->g.st->kernels[v[i].row];
   it->fold_more_us = v[i].t;
   if (v[i].action == AN_ACTION_TUNE_KERNEL) {
     it->fold_then = true;
     it->fold_lever = it->lever;
-    it->lever = unfolded_lever(c, v[i].f, r->name);
+    it->lever = v[i].unfolded;
     it->fold_more_us = v[i].t - v[i].win;
   }
   it->fold_row = fold_target(c, v[i].f, v[i].fold, &it->fold_dims);
@@ -513,9 +514,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   it->basis_pct = hi;
   it->roofline = v[i].f;
   if (v[i].action == AN_ACTION_TUNE_KERNEL) it->merged_us = merged;
-  const char *key;
-  if (v[i].action != AN_ACTION_FEWER_BYTES || v[i].f->balanced)
-    it->lever = roofline_lever(c, v[i].f, r->name, &key);
+  if (v[i].action != AN_ACTION_FEWER_BYTES || v[i].f->balanced) it->lever = v[i].lever;
   if (v[i].fold) fold_item(c, v, n, i, it);
   if (v[i].action == AN_ACTION_TUNE_KERNEL && win_dev > win) it->ceiling_us = win_dev;
   if (v[i].action == AN_ACTION_TUNE_KERNEL) outlier_shape(c, v, n, i, it);
@@ -772,7 +771,8 @@ void sm_batch_item(sm_ctx *c) {
   it->batch_tokens = tokens;
   it->batch_factor = k;
   it->batch_ridge = ridge;
-  double hbm = c->rep->roofline_device.hbm_tbs * US_PER_S; /* bytes per us (TB/s = bytes/us/1e6) */
+  double hbm =
+      c->rep->roofline_device.hbm_tbs * UT_US_PER_S; /* bytes per us (TB/s = bytes/us/1e6) */
   it->floor_hbm_tbs = hbm > 0 ? c->rep->roofline_device.hbm_tbs : 0;
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
