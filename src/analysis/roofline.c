@@ -48,6 +48,7 @@ typedef struct launch {
   an_op_cost cost;
   te_cost_kind kind;
   tr_str op, dims;
+  te_peak peak; /* its format's peak class (launch_peak; TE_PEAK_NONE: none) */
 } launch;
 
 /* One remembered op cost of a trace, under its four string ids. */
@@ -68,6 +69,7 @@ typedef struct memo {
 typedef struct ctx {
   const te_rules *rules;
   const te_device *dev;
+  const te_matcher *tf32; /* matcher tf32_matmul (NULL: the packs have none) */
   bool nomem;
   const an_roofline_side *sides[2];
   const an_op_nest *nest;
@@ -459,8 +461,7 @@ static reason launch_bound(const te_device *dev, const launch *l, double *mem_us
   *mem_us = l->cost.bytes / (dev->hbm_tbs * UT_US_PER_S);
   *comp_us = 0;
   if (l->cost.flops <= 0) return R_OK;
-  te_peak p = l->cost.dtype ? l->cost.dtype->peak : TE_PEAK_NONE;
-  if (l->kind == TE_COST_ELEMENTWISE) p = TE_PEAK_FP32;
+  te_peak p = l->kind == TE_COST_ELEMENTWISE ? TE_PEAK_FP32 : l->peak;
   if (p < 0 || dev->peak_tflops[p] <= 0) return R_NO_PEAK;
   *comp_us = l->cost.flops / (dev->peak_tflops[p] * UT_US_PER_S);
   return R_OK;
@@ -544,7 +545,7 @@ static void launch_evidence(row_acc *a, const te_device *dev, const launch *l, d
   if (dur < min_us || dur <= 0 || (src != AN_SHAPES_OP && src != AN_SHAPES_MAPPING)) return;
   double tbs = l->cost.bytes / (dur * UT_US_PER_S);
   if (tbs > a->launch_tbs && tbs <= dev->hbm_tbs) a->launch_tbs = tbs, a->launch_tbs_us = dur;
-  te_peak p = l->cost.dtype ? l->cost.dtype->peak : TE_PEAK_NONE;
+  te_peak p = l->peak;
   if (p < 0 || l->cost.flops <= 0) return;
   double tflops = l->cost.flops / (dur * UT_US_PER_S);
   if (tflops > a->launch_tflops[p] && tflops <= dev->peak_tflops[p])
@@ -564,8 +565,7 @@ static void row_add(row_acc *a, const launch *l, double dur, double mem_us, doub
   a->modelled += src == AN_SHAPES_MODEL;
   a->summed += src == AN_SHAPES_STEP_SUMS;
   a->kind_time[l->kind] += dur;
-  if (l->cost.dtype && l->cost.dtype->peak >= 0)
-    a->peak_flops[l->cost.dtype->peak] += l->cost.flops;
+  if (l->peak >= 0) a->peak_flops[l->peak] += l->cost.flops;
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -718,6 +718,18 @@ static bool ceiling_make(run *r) {
                               &r->ceiling, &r->n_ceiling);
 }
 
+/* The peak class of a launch's format: its operands'; a matrix launch of FP32 operands whose kernel
+ * runs on the tensor cores in TF32 (matcher tf32_matmul: cuDNN's and CUTLASS's tf32 and s1688
+ * kernels) at the TF32 peak where the device states one (the FP32 peak put s1688 GEMMs at 268% of
+ * their roofline: its op's inputs say float, its kernel TF32). raw: the kernel's own name. */
+static te_peak launch_peak(const ctx *c, const launch *l, const char *raw) {
+  te_peak p = l->cost.dtype ? l->cost.dtype->peak : TE_PEAK_NONE;
+  if (p == TE_PEAK_FP32 && matrix_kind(l->kind) && c->tf32 && raw &&
+      c->dev->peak_tflops[TE_PEAK_TF32] > 0 && te_matcher_match(c->tf32, raw, strlen(raw)))
+    return TE_PEAK_TF32;
+  return p;
+}
+
 static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, size_t b, size_t i) {
   const an_trace_view *v = &r->fm->views[vi];
   const tr_event *k = v->stages[b].kernels[i];
@@ -731,12 +743,13 @@ static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, si
   if (why == R_NO_OP) why = borrowed_cost(r, vo, vi, s, k, name, attn_i, &l, &src);
   /* an eager attention op without a model (or shapes: a paged KV pool shows no lengths) */
   if ((why == R_NO_MODEL || why == R_NO_SHAPES) && r->ms.attn_usable && attn) {
-    l = (launch){{0}, TE_COST_ATTENTION, 0, 0};
+    l = (launch){{0}, TE_COST_ATTENTION, 0, 0, TE_PEAK_NONE};
     an_attn_launch_cost(&r->ms.attn, attn_i, &l.cost);
     src = AN_SHAPES_STEP_SUMS;
     why = R_OK;
   }
   double mem_us = 0, comp_us = 0;
+  if (why == R_OK) l.peak = launch_peak(&r->c, &l, tr_str_get(v->trace, k->name));
   if (why == R_OK) why = launch_bound(r->c.dev, &l, &mem_us, &comp_us);
   count(&r->out->stages[s].counts, why, src);
   if (why == R_NO_OP) no_op_cause(r, v, k, &r->out->stages[s].counts);
@@ -1392,7 +1405,7 @@ an_status an_roofline_build(const an_roofline_side *formal, const an_roofline_si
                             const te_rules *rules, an_strtab *strings, an_tables *tables,
                             an_roofline_result *out) {
   memset(out, 0, sizeof *out);
-  run r = {.c = {rules, NULL, false, {formal, mapping}, NULL, NULL},
+  run r = {.c = {rules, NULL, NULL, false, {formal, mapping}, NULL, NULL},
            .strings = strings,
            .fm = formal,
            .tables = tables,
@@ -1406,6 +1419,7 @@ an_status an_roofline_build(const an_roofline_side *formal, const an_roofline_si
   }
   out->n_stages = tables->n_stages;
   r.c.dev = find_device(formal, rules, strings, &out->device);
+  r.c.tf32 = te_rules_matcher(rules, "tf32_matmul");
   r.dequant = te_rules_matcher(rules, "precision_dequant_kernel");
   an_status rc = AN_OK;
   if (r.c.dev) {

@@ -2131,6 +2131,11 @@ def fp32(args):
             if it["action_id"] == "tune" and any(SIMT_NAME.search(k) for k in it["kernels"]):
                 failures.append("%s: a tune item names a GEMM on the CUDA cores: %r" %
                                 (n, it["kernels"]))
+        for k in rep["stages"][0]["kernels"]:  # a TF32 kernel's FLOPs at the TF32 peak
+            f = k.get("roofline")
+            if f and f["dtype"] and TF32_NAME.search(k["name"]) and f["dtype"] != "tf32":
+                failures.append("%s: TF32 kernel %s measured at the %s peak" %
+                                (n, k["name"][:60], f["dtype"]))
         tf32_leads = tf32 > 0 and tf32 * 100 >= amp * lead
         won = tf32 if tf32_leads else amp
         ours = [it for it in items if it["action_id"] == "fp32"]
