@@ -141,10 +141,21 @@ static double fewer_bytes_floor(const an_roofline *f) {
   return f->mem_term_us > 0 && stays < f->mem_term_us ? stays / f->mem_term_us : 1;
 }
 
+/* The matcher name of a levers_running key's tail "LIB" or "LIB/FRAMEWORK" into lib;
+ * false when the tail names a framework other than the run's (review 23 defect 4: a
+ * backend's switch is one framework's, e.g. vLLM's --moe-backend). */
+static bool running_lib(const char *tail, const char *framework, char *lib, size_t size) {
+  const char *slash = strchr(tail, '/');
+  if (slash && (!framework || strcmp(slash + 1, framework))) return false;
+  int len = slash ? (int)(slash - tail) : (int)strlen(tail);
+  int n = snprintf(lib, size, "lever_lib_%.*s", len, tail);
+  return n > 0 && (size_t)n < size;
+}
+
 /* The lever of a tuning item's family on the run's platform (review 13 defects 2 and 3):
  * where its kernel already runs on a library the lever proposes (roofline.levers_running
- * "FAMILY/PLATFORM/LIB" whose matcher lever_lib_LIB names the kernel), what is left on
- * that library; else the family's lever (roofline.levers "FAMILY/PLATFORM", then
+ * "FAMILY/PLATFORM/LIB[/FRAMEWORK]" whose matcher lever_lib_LIB names the kernel), what is
+ * left on that library; else the family's lever (roofline.levers "FAMILY/PLATFORM", then
  * "FAMILY/any"); NULL: none known (the item says so). */
 static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const char *kernel,
                                   const char **taken) {
@@ -166,7 +177,7 @@ static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const c
     for (size_t k = 0; n > 0 && (size_t)n < sizeof key && k < run->n; k++) {
       if (strncmp(run->keys[k], key, (size_t)n) || !run->values[k].n) continue;
       char lib[96];
-      snprintf(lib, sizeof lib, "lever_lib_%s", run->keys[k] + n);
+      if (!running_lib(run->keys[k] + n, c->rep->run.framework.id, lib, sizeof lib)) continue;
       const te_matcher *m = te_rules_matcher(c->rules, lib);
       if (m && te_matcher_match(m, kernel, strlen(kernel))) {
         *taken = run->keys[k];

@@ -854,6 +854,25 @@ def moe_gather(args, failures):
         failures.append("moe without bmm: the gather lost its roofline")
 
 
+def moe_backend(args, failures):
+    """Review 23 defect 4: a vLLM run's Triton matmul_ogs MoE GEMM on MXFP4 weights on ROCm
+    names the backend that replaces it and its switch (roofline.levers_running
+    grouped_gemm/rocm/oai_mxfp4_w4a16/vllm); the same kernels read as another framework's
+    get the family's lever, not vLLM's flag."""
+    trace = os.path.join(args.shared, "traces/real/vllm_gptoss_decode_fullgraph_amd.json.gz")
+    flag = "--moe-backend aiter_triton_mxfp4_bf16"
+    for extra, want in (((), True), (("--framework", "sglang"), False)):
+        rep = run_json(args.triage, *extra, trace)
+        moe = [it for it in rep["summary"]
+               if any("_matmul_ogs_" in k for k in it.get("kernels") or [])]
+        if not moe:
+            failures.append("moe backend %r: no matmul_ogs item" % (extra,))
+            continue
+        text = json.dumps(moe[0])
+        if (flag in text) != want:
+            failures.append("moe backend %r: %s %s" % (extra, flag, "absent" if want else "named"))
+
+
 def levers(args):
     failures = []
     if not os.path.exists(os.path.join(args.shared, "traces/real/moe_microbench_b300.json.gz")):
@@ -871,6 +890,7 @@ def levers(args):
     above = [l for l in md.splitlines() if "Above 100% of the bound" in l]
     if len(above) != 1 or not re.search(r"K\d+ 1\d\d% mem", above[0]) or "L2" not in above[0]:
         failures.append("multistream5: Limits above the bound %r" % above)
+    moe_backend(args, failures)
     rep = run_json(args.triage, os.path.join(
         args.shared, "traces/real/vllm_gptoss_prefilldecode_piecewise_amd.json.gz"))
     t, h, q = 8192, 2880, 64 * 64
