@@ -1239,7 +1239,8 @@ def precision(args):
 
 def pack_levers(source, family, platform):
     """roofline.levers' text for FAMILY/PLATFORM, else FAMILY/any, and the texts of
-    roofline.levers_running for FAMILY/PLATFORM/* and FAMILY/any/* (75-roofline)."""
+    roofline.levers_running for FAMILY/PLATFORM/* and FAMILY/any/*, a key's optional
+    /FRAMEWORK suffix included (b1e99f8: a lever only one framework's runs get) (75-roofline)."""
     with open(os.path.join(source, "rules", "75-roofline.yaml"), encoding="utf-8") as f:
         text = f.read()
     plain, running = None, []
@@ -1249,7 +1250,8 @@ def pack_levers(source, family, platform):
         if m and plain is None:
             plain = m.group(1).replace('\\"', '"')
         running += [x.replace('\\"', '"') for x in re.findall(
-            r'^\s+%s/%s/\w+:\s*\["(.*)"\]\s*$' % (re.escape(family), re.escape(pf)), text, re.M)]
+            r'^\s+%s/%s/\w+(?:/\w+)?:\s*\["(.*)"\]\s*$' % (re.escape(family), re.escape(pf)),
+            text, re.M)]
     return plain, running
 
 
