@@ -1009,6 +1009,10 @@ typedef struct an_overlap_row {
   bool transfer_known;
   double transfer_bound_ms, transfer_compute_ms;
   const char *transfer_lever;
+  /* whether transfer_lever is its dependency rule's own (a TorchRec embedding exchange's
+   * pipeline), not the stage's generic restructure options: only such a row's transfer is
+   * an item of What to try first (sm_transfer_items) */
+  bool transfer_by_rule;
   /* Of those, the ones a latency-bound floor that waited left unknown (deviation O21: the
    * trace compared them and the floor holds wait), and their share of the row's time. */
   size_t latency_instances;
@@ -1861,6 +1865,12 @@ typedef struct an_summary_item {
   double copy_gbs, copy_target_gbs;
   double copy_at_bar_us; /* its time per step at copy_target_gbs */
   bool copy_pageable;
+  /* An overlap item of a wait row's measured transfer (an_overlap_row.transfer_bound_ms;
+   * review 22 defect 9: hta_async's pooled embedding exchange, exposed with no compute
+   * beside it): the compute beside it left by the rows above, per step (what a pipeline
+   * could run it under, which bounds it); 0: not such an item. Its lever is the row's
+   * transfer_lever. */
+  double transfer_compute_us;
   /* Roofline tuning items: the launches of their kernels below the device's latency floor
    * (an_roofline.latency_floor_us), whose bound counts only their time above it. */
   size_t floored_launches;

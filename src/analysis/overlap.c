@@ -1167,6 +1167,7 @@ static void ov_transfer_lever(const ov_stage_ctx *c, an_overlap_row *row) {
   const te_list_map *by =
       free_to_move ? &set->overlap_own_stream_levers : &set->overlap_restructure_options_by_rule;
   const te_string_list *l = row->dep_rule ? te_list_map_get(by, row->dep_rule) : NULL;
+  row->transfer_by_rule = l && l->n; /* the mechanism its dependency rule names */
   if (!l || !l->n)
     l = free_to_move ? te_list_map_get(by, "default") : &set->overlap_restructure_options;
   const te_matcher *bytes = te_rules_matcher(c->r, "bytes_lever");

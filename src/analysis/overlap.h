@@ -118,6 +118,9 @@ double an_overlap_copy_gbs(const an_overlap_row *r);
 /* Whether row r of stage o recovers less than the stage's bar: overlap.recoverable.floor_ms
  * per step, or overlap.recoverable.min_step_pct of the step (deviation O25). */
 bool an_overlap_row_under_bar(const an_overlap_stage *o, const an_overlap_row *r);
+/* Whether wait row r's measured transfer has a lever and hides at least the stage's bar
+ * (transfer_bound_ms; deviation O30): the line under the table, and an item. */
+bool an_overlap_transfer_shown(const an_overlap_stage *o, const an_overlap_row *r);
 
 /* docs/reference.md §6.7 pieces, exposed for tests. */
 /* Tight-gap threshold for a kernel of duration dur_us. */

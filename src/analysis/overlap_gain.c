@@ -174,10 +174,19 @@ static bool ov_reports_wait(const an_overlap_row *r) {
   return r->verdict == AN_OVERLAP_WAIT || r->recommendation == AN_RECOMMEND_WAIT_UNKNOWN;
 }
 
-bool an_overlap_row_under_bar(const an_overlap_stage *st, const an_overlap_row *r) {
-  double share = st->step_ms > 0 ? r->recoverable_ms / st->step_ms * 100.0 : 0;
-  return (st->recoverable_floor_ms > 0 && r->recoverable_ms < st->recoverable_floor_ms) ||
+/* Whether ms per step is under the stage's bar (an_overlap_row_under_bar). */
+static bool under_bar(const an_overlap_stage *st, double ms) {
+  double share = st->step_ms > 0 ? ms / st->step_ms * 100.0 : 0;
+  return (st->recoverable_floor_ms > 0 && ms < st->recoverable_floor_ms) ||
          (st->min_step_pct > 0 && st->step_ms > 0 && share < st->min_step_pct);
+}
+
+bool an_overlap_row_under_bar(const an_overlap_stage *st, const an_overlap_row *r) {
+  return under_bar(st, r->recoverable_ms);
+}
+
+bool an_overlap_transfer_shown(const an_overlap_stage *st, const an_overlap_row *r) {
+  return r->transfer_lever && r->transfer_bound_ms > 0 && !under_bar(st, r->transfer_bound_ms);
 }
 
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {

@@ -240,6 +240,7 @@ static void stage_items(sm_ctx *c) {
   sm_cast_item(c);
   sm_fusion_items(c);
   sm_overlap_items(c);
+  sm_transfer_items(c);
   sm_investigate_items(c); /* last: it looks for the categories the others left unbounded */
 }
 

@@ -127,6 +127,9 @@ void sm_host_block_item(sm_ctx *c);
 void sm_wait_items(sm_ctx *c);
 void sm_fusion_items(sm_ctx *c);
 void sm_overlap_items(sm_ctx *c);
+/* A wait row's measured transfer that its row's action hides under compute (a pipeline): one
+ * overlap item each, bound by an_overlap_row.transfer_bound_ms (review 22 defect 9). */
+void sm_transfer_items(sm_ctx *c);
 void sm_chain_item(sm_ctx *c);
 void sm_kernel_lever_items(sm_ctx *c);
 /* Kernels whose fused op list is only a dtype cast (matcher cast_kernel): one item from

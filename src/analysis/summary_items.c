@@ -1678,6 +1678,38 @@ void sm_overlap_items(sm_ctx *c) {
   }
 }
 
+/* Review 22 defect 9: a wait row whose steady exposed part is transfer the time account
+ * measured (deviation O30: hta_async's pooled embedding exchange, 4.29 ms/step exposed with
+ * no compute beside it) recovers 0 in the table, its wait being the wait item's; the
+ * transfer is no wait, and what its row's action (transfer_lever: pipeline the exchange
+ * with another batch's dense work) hides of it is an item of its own, bound by the lesser
+ * of it and the compute beside it the rows above left (an_overlap_row.transfer_bound_ms).
+ * Only where the lever is the mechanism its dependency rule names (transfer_by_rule): the
+ * stage's generic restructure options (two-batch overlap of a TP all-reduce) stay a line
+ * under the table. */
+void sm_transfer_items(sm_ctx *c) {
+  const an_overlap_stage *o = c->g.st->overlap;
+  /* where the GPU waits for the host or queued work, hiding the transfer under other GPU
+   * work wins nothing (the overlap model then zeroes the bound: an_overlap_bottleneck) */
+  for (size_t i = 0; o && !c->g.bottleneck && i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    if (r->verdict != AN_OVERLAP_WAIT || !r->transfer_by_rule || !an_overlap_transfer_shown(o, r))
+      continue;
+    double own = INFINITY, transfer = INFINITY;
+    if (!collective_per_step(c, r, &own, &transfer)) continue;
+    an_summary_item *it = sm_add(c, AN_SUMMARY_OVERLAP, AN_ACTION_TRY_OVERLAP, i, r->scope,
+                                 r->transfer_bound_ms * 1000.0, AN_BASIS_EXPOSED, transfer);
+    if (!it) continue;
+    it->detail_us = own;
+    it->transfer_compute_us = r->transfer_compute_ms * 1000.0;
+    it->lever = r->transfer_lever;
+    it->what = r->launch_context;
+    it->context_rest = r->context_rest;
+    link_collective_rows(c, it, r);
+    sm_item_kernel(c, r->kernel);
+  }
+}
+
 /* ---------------------------------------------------------------- investigate */
 
 /* Whether an item of the current stage already names kernel row r. */

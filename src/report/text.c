@@ -1498,16 +1498,33 @@ const char *rp_rank_group_source_id(an_rank_group_source s) {
   return "all-ranks";
 }
 
+/* Whether item it names anchor id, as its own or among its evidence. */
+static bool item_names(const an_summary_item *it, const char *id) {
+  if (!strcmp(it->anchor, id)) return true;
+  for (size_t k = 0; k < it->n_more; k++)
+    if (!strcmp(it->more[k], id)) return true;
+  return false;
+}
+
+/* The first item naming overlap row `row`; a wait row's is the wait item when one names it
+ * (a pipeline item of its measured transfer may rank above it: the row's verdict is the
+ * wait's). */
 size_t rp_overlap_row_item(const an_report *rep, const char *stage_id, size_t row) {
   char id[64];
   an_summary_anchor(id, sizeof id, "overlap", stage_id, row);
-  for (size_t i = 0; i < rep->n_summary; i++) {
-    const an_summary_item *it = &rep->summary[i];
-    if (!strcmp(it->anchor, id)) return i + 1;
-    for (size_t k = 0; k < it->n_more; k++)
-      if (!strcmp(it->more[k], id)) return i + 1;
+  bool wait = false;
+  for (size_t s = 0; s < rep->n_stages; s++) {
+    const an_overlap_stage *o = rep->stages[s].overlap;
+    if (o && row < o->n_rows && !strcmp(rep->stages[s].id, stage_id))
+      wait = o->rows[row].verdict == AN_OVERLAP_WAIT;
   }
-  return 0;
+  size_t first = 0;
+  for (size_t i = 0; i < rep->n_summary; i++) {
+    if (!item_names(&rep->summary[i], id)) continue;
+    if (!wait || rep->summary[i].kind == AN_SUMMARY_WAIT) return i + 1;
+    if (!first) first = i + 1;
+  }
+  return first;
 }
 
 /* Whether printed restructure rows i and j list the same options. */
@@ -1802,10 +1819,7 @@ char *rp_overlap_transfer_text(const an_overlap_stage *o) {
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
     double b = r->transfer_bound_ms;
-    bool under =
-        (o->recoverable_floor_ms > 0 && b < o->recoverable_floor_ms) ||
-        (o->min_step_pct > 0 && o->step_ms > 0 && b / o->step_ms * 100.0 < o->min_step_pct);
-    if (!r->transfer_lever || !(b > 0) || under) continue;
+    if (!an_overlap_transfer_shown(o, r)) continue;
     ut_buf_addf(
         &t,
         "%sO%zu's steady part is transfer its instances' floors measured, not wait: %s; "

@@ -761,6 +761,9 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (an_summary_upgrade(it)) return UPGRADE_ACTION;
   if (it->action == AN_ACTION_PORT_FUSION) return rp_port_action(it->port_platform);
   if (it->action == AN_ACTION_KERNEL_LEVER && it->lever_title) return it->lever_title;
+  if (it->transfer_compute_us > 0)
+    return "Pipeline the collective's transfer under compute it does not feed (another "
+           "batch's, as the lever names)";
   if (it->action == AN_ACTION_KERNEL_LEVER && it->basis == AN_BASIS_FOLDED)
     return "Fold these kernels into one fused kernel (the change their family names)";
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
@@ -2104,10 +2107,32 @@ static void basis_text(void *ctx, rp_part part, const char *s, const char *ref) 
   x->len = n < 0 ? x->cap : x->len + (size_t)n;
 }
 
+/* A wait row's measured transfer (review 22 defect 9): what its time splits into, what a
+ * pipeline hides of it and what bounds that, and the lever. */
+static void transfer_parts(const an_summary_item *it, rp_part_fn fn, void *ctx) {
+  char x[32], y[32], c[32], z[32], b[RP_BASIS_BYTES];
+  rp_fmt_ms(x, sizeof x, it->basis_us);
+  rp_fmt_ms(y, sizeof y, it->detail_us);
+  rp_fmt_ms(c, sizeof c, it->transfer_compute_us);
+  rp_fmt_ms(z, sizeof z, it->at_stake_us);
+  snprintf(b, sizeof b,
+           "of its %s ms/step in the step, %s ms/step is transfer (its instances at the floors "
+           "of their like instances; the rest is wait, the wait item's): running it under "
+           "compute it does not feed hides the part of it that ran exposed, nothing beside "
+           "it, at most %s ms/step, no more than the compute beside it left by the rows above "
+           "(%s ms/step); lever: %s",
+           y, x, z, c, it->lever);
+  fn(ctx, RP_PART_BASIS, b, NULL);
+}
+
 /* The exposed basis (an overlap item's recoverable time; an eliminate item's, with its
- * buffer op as a name part). */
+ * buffer op as a name part; a wait row's measured transfer's, transfer_parts). */
 static void exposed_parts(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   char x[32], y[32], b[RP_BASIS_BYTES];
+  if (it->transfer_compute_us > 0) {
+    transfer_parts(it, fn, ctx);
+    return;
+  }
   rp_fmt_ms(x, sizeof x, it->basis_us);
   rp_fmt_ms(y, sizeof y, it->detail_us);
   const char *part = it->kind == AN_SUMMARY_OVERLAP && it->at_stake_us < it->basis_us

@@ -422,6 +422,21 @@ def min_bound_us(source):
     return float(m.group(1)) if m else 0.0
 
 
+def check_transfer(where, item, windows, fail):
+    """An overlap item anchored on a wait row is that row's measured transfer (review 22
+    defect 9): its bound is the row's transfer_bound_ms, what the row's action hides of it,
+    and it states the row's compute beside it."""
+    if item["kind"] != "overlap" or "-overlap-" not in "-" + item["anchor"]:
+        return
+    stage_part, row = item["anchor"].split("-", 1)[1].rsplit("-", 1)
+    rows = (windows.get(item["stage"]) or {}).get("rows", [])
+    r = rows[int(row)] if int(row) < len(rows) else None
+    if not r or r["verdict"] != "wait":
+        return
+    if abs(item["bound_us_per_step"] - r["transfer_bound_ms"] * 1000.0) > EPS:
+        fail(f"{where}: bound {item['bound_us_per_step']} != its wait row's transfer bound {r['transfer_bound_ms'] * 1000.0:.3f} us")
+
+
 def check_report(label, rep, fail):
     windows = {o["stage"]: o for o in (rep.get("overlap") or {}).get("stages", [])}
     for st in rep.get("stages", []):
@@ -443,6 +458,7 @@ def check_report(label, rep, fail):
         check_pool(where, it, fail)
         check_not_additive(where, it, fail)
         check_alternative(where, it, fail)
+        check_transfer(where, it, windows, fail)
         # a change's pool (review 15 defect 4) holds members of unlike kinds (a launch-bound
         # step's idle, its eager chains' kernels): each member is checked as an item of its
         # own, the pool by its sum (check_pool)
