@@ -1712,13 +1712,16 @@ typedef enum an_wait_shape {
  * (0: not offered, their share under summary.fp32_min_matmul_pct), and how many rows the
  * roofline has no bytes for (no memory floor known: their latency floor alone binds). The
  * lever that wins more leads the item (tf32_leads: TF32's); each lever's text (summary.
- * fp32_levers), NULL when the packs state none. */
+ * fp32_levers), NULL when the packs state none. tf32_on: the stage runs GEMMs cuBLAS issues
+ * only with matmul TF32 allowed (matcher tf32_gemm; a cuDNN convolution's TF32 says nothing of
+ * it, cuDNN allowing TF32 by default): the SIMT GEMMs are then the library's pick for their
+ * shapes, and allowing TF32 wins nothing on them (tf32_win_us 0; blind review 23 defect 1). */
 typedef struct an_fp32_lever {
   double simt_us, tf32_us, matmul_pct;
   size_t simt_n, tf32_n, no_bytes;
   double fp32_peak, tf32_peak, amp_peak;
   double tf32_win_us, amp_win_us;
-  bool tf32_leads;
+  bool tf32_leads, tf32_on;
   const char *amp_dtype, *amp_lever, *tf32_lever;
 } an_fp32_lever;
 

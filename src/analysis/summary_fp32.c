@@ -17,7 +17,9 @@
  *
  * One item per stage, led by TF32 on the SIMT GEMMs (a flag, FP32 storage) unless autocast
  * wins much more (summary.fp32_tf32_lead_pct: the TF32 matmuls hold most of the time); the
- * item states the other lever's bound beside its own.
+ * item states the other lever's bound beside its own. Where cuBLAS already runs TF32 GEMMs
+ * in the stage (matcher tf32_gemm) the flag is on, and TF32 is no lever (blind review 23
+ * defect 1: hta_async's ampere_sgemm kernels beside 312 launches of an s1688 TF32 GEMM).
  */
 #include <stdint.h>
 #include <string.h>
@@ -74,6 +76,7 @@ static bool add_row(const sm_ctx *c, const an_kernel_row *r, double x, an_fp32_l
   } else {
     l->tf32_us += x;
     l->tf32_n++;
+    l->tf32_on = l->tf32_on || sm_hits(c->tf32_gemm, r->name);
     if (l->tf32_peak > 0 && l->amp_peak > l->tf32_peak)
       l->amp_win_us += faster(x, l->tf32_peak / l->amp_peak, amp_floor);
   }
@@ -113,6 +116,7 @@ void sm_fp32_item(sm_ctx *c) {
     if (top_simt == SIZE_MAX && l.simt_n > simt_n) top_simt = i;
   }
   l.matmul_pct = matmul > 0 ? (l.simt_us + l.tf32_us) / matmul * 100.0 : 0;
+  if (l.tf32_on) l.tf32_win_us = 0; /* already allowed: the SIMT GEMMs are cuBLAS's pick */
   if (l.matmul_pct < c->s->summary_fp32_min_matmul_pct) l.amp_win_us = 0;
   /* TF32, the smaller change, leads unless autocast wins much more; the other's bound
    * stands beside it */

@@ -93,8 +93,8 @@ typedef struct sm_ctx {
   /* the packs' matchers the items ask per row or per item, found once (NULL: none):
    * queued_peer_stage, precision_dequant_kernel */
   const te_matcher *peer_stage, *dequant_kernel;
-  const te_matcher *graph_launch;            /* lever_graph_launch: a queued graph's launch call */
-  const te_matcher *fp32_simt, *tf32_matmul; /* fp32_simt_matmul, tf32_matmul */
+  const te_matcher *graph_launch; /* lever_graph_launch: a queued graph's launch call */
+  const te_matcher *fp32_simt, *tf32_matmul, *tf32_gemm; /* the matchers of those names */
   sm_cast_hint *cast_hints; /* summary.cast_hints in pack order, with their matchers */
   size_t n_cast_hints;
 } sm_ctx;

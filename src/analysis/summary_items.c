@@ -1499,6 +1499,7 @@ bool sm_levers_resolve(sm_ctx *c) {
   c->graph_launch = lever_matcher(c, "graph_launch", "");
   c->fp32_simt = te_rules_matcher(c->rules, "fp32_simt_matmul");
   c->tf32_matmul = te_rules_matcher(c->rules, "tf32_matmul");
+  c->tf32_gemm = te_rules_matcher(c->rules, "tf32_gemm");
   return cast_hints_resolve(c);
 }
 

@@ -636,6 +636,7 @@ static bool item_fp32_json(cJSON *o, const an_summary_item *it) {
          cJSON_AddNumberToObject(x, "tf32_win_us_per_step", an_round3(l->tf32_win_us)) &&
          cJSON_AddNumberToObject(x, "amp_win_us_per_step", an_round3(l->amp_win_us)) &&
          cJSON_AddStringToObject(x, "leads", l->tf32_leads ? "tf32" : "amp") &&
+         cJSON_AddBoolToObject(x, "tf32_on", l->tf32_on) &&
          cJSON_AddNumberToObject(x, "no_shapes", (double)l->no_bytes);
 }
 

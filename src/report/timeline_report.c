@@ -2812,6 +2812,14 @@ static void fp32_basis(const an_summary_item *it, const char *x, char *b, size_t
     fp32_amp_text(l, x, b, cap);
   fp32_floor_text(l, b, cap);
   size_t len = strlen(b);
+  if (l->tf32_on && l->simt_n && len < cap) /* blind review 23 defect 1 */
+    len += (size_t)snprintf(
+        b + len, cap - len,
+        "; matmul TF32 is already on (cuBLAS runs TF32 tensor-core GEMMs in this stage), so the "
+        "%zu GEMM%s still on the CUDA cores %s cuBLAS's pick for %s shapes (small, skinny or "
+        "unaligned): allowing TF32 wins nothing there",
+        l->simt_n, l->simt_n == 1 ? "" : "s", l->simt_n == 1 ? "is" : "are",
+        l->simt_n == 1 ? "its" : "their");
   if (len < cap) snprintf(b + len, cap - len, "; lever: %s%s", it->lever ? it->lever : "?", other);
 }
 

@@ -2092,6 +2092,9 @@ def parity(args):
 SIMT_NAME = re.compile(r"(maxwell|pascal|volta|turing|ampere|ada|hopper|sm\d+)_sgemm_|simt_sgemm|"
                        r"^(void )?gemmSN_[NT]{2}_kernel<float|xmma_gemm_f32f32_f32f32")
 TF32_NAME = re.compile(r"tf32|tensorop_s1688(gemm|fprop|dgrad|wgrad)(?!_b?f16)")
+# TF32 GEMMs only cuBLAS's matmul path issues, with matmul TF32 allowed (the pack's tf32_gemm;
+# cuDNN's TF32 convolutions are on by default and say nothing of the flag)
+TF32_GEMM_NAME = re.compile(r"tensorop_s1688gemm(?!_b?f16)|xmma_gemm_\w*tf32")
 
 
 def a100_peaks(source):
@@ -2105,7 +2108,8 @@ def fp32_wins(rep, peaks, source):
     """What TF32 wins on a stage's SIMT GEMMs and autocast on its FP32 and TF32 matmuls per
     step: each row at the faster peak over its own, its time kept down to its floors (bytes at
     the HBM peak, half in 16 bits; its launches' matrix latency floor); 0 for autocast when
-    those rows hold under summary.fp32_min_matmul_pct of the matmul time."""
+    those rows hold under summary.fp32_min_matmul_pct of the matmul time; TF32 wins 0 where
+    cuBLAS already runs TF32 GEMMs in the stage (the flag is on: blind review 23 defect 1)."""
     dev = rep["roofline_device"]
     cats = setting_list(source, "80-report.yaml", "fp32_categories")
     st = rep["stages"][0]
@@ -2128,7 +2132,14 @@ def fp32_wins(rep, peaks, source):
                             mem / 2, lat))
     if ours / mm * 100 < setting_number(source, "80-report.yaml", "fp32_min_matmul_pct"):
         amp = 0
+    if tf32_on(st):
+        tf32 = 0
     return tf32, amp
+
+
+def tf32_on(st):
+    """Whether a stage runs a TF32 GEMM only cuBLAS issues with matmul TF32 allowed."""
+    return any(TF32_GEMM_NAME.search(k["name"]) for k in st["kernels"] if k["per_step_us"] > 0)
 
 
 def fp32(args):
@@ -2165,6 +2176,7 @@ def fp32(args):
             f = ours[0]["fp32"]
             if not (near(f["tf32_win_us_per_step"], tf32) and near(f["amp_win_us_per_step"], amp)
                     and f["leads"] == ("tf32" if tf32_leads else "amp")
+                    and f["tf32_on"] == tf32_on(rep["stages"][0])
                     and near(ours[0]["bound_us_per_step"], won)):
                 failures.append("%s: want TF32 %.3f, autocast %.3f us/step, %s leading; got %r"
                                 % (n, tf32, amp, "tf32" if tf32_leads else "amp", f))
