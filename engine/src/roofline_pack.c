@@ -15,6 +15,7 @@
 #include "diags.h"
 #include "pack_parse.h"
 #include "rules_internal.h"
+#include "settings.h"
 
 #define MAX_INPUT_INDEX 255 /* an op with more inputs than this is not modelled */
 #define MIN_WEIGHT_BITS 1.0 /* expert weights: bits a weight, scales included */
@@ -223,19 +224,6 @@ static void parse_latency_floor(te_vctx *v, const ty_node *n, te_device *d) {
   d->latency_floor_basis = te_get_nonempty_str(v, basis, "latency_floor.basis");
 }
 
-/* Whether key is one of roofline.attention_ceiling's points ("causal/64/512"). */
-static bool ceiling_point(const char *key) {
-  size_t n = strlen(key);
-  for (const char *c = TE_ATTENTION_CEILING_POINTS; *c;) {
-    const char *end = strchr(c, '|');
-    size_t len = end ? (size_t)(end - c) : strlen(c);
-    if (len == n && !strncmp(c, key, n)) return true;
-    if (!end) break;
-    c = end + 1;
-  }
-  return false;
-}
-
 /* Optional: the part's own attention ceiling (docs/roofline.md "Attention ceiling"), points
  * keyed as roofline.attention_ceiling, each a fraction of the format's dense peak. */
 static void parse_attention_ceiling(te_vctx *v, const ty_node *n, te_device *d) {
@@ -256,7 +244,7 @@ static void parse_attention_ceiling(te_vctx *v, const ty_node *n, te_device *d) 
   for (size_t i = 0; i < pts->n; i++) {
     const ty_node *key = pts->items[2 * i], *val = pts->items[2 * i + 1];
     const char *s = te_get_nonempty_str(v, key, "an attention_ceiling point");
-    if (s && !ceiling_point(s))
+    if (s && te_choice_index(TE_ATTENTION_CEILING_POINTS, s, strlen(s)) < 0)
       te_verr(v, key, "attention_ceiling point must be one of %s, not '%.40s'",
               TE_ATTENTION_CEILING_POINTS, s);
     else if (s && te_get_num(v, val, "an attention_ceiling fraction", 0, 1, &x[m]))

@@ -138,8 +138,7 @@ static const ty_node *parse_bool(const ty_node *n, bool *out, char *msg, size_t 
   return n;
 }
 
-/* The index of s (len bytes) among choices ("a|b|c"), or -1. */
-static int choice_index(const char *choices, const char *s, size_t len) {
+int te_choice_index(const char *choices, const char *s, size_t len) {
   int idx = 0;
   for (const char *c = choices; c && *c; idx++) {
     const char *bar = strchr(c, '|');
@@ -151,14 +150,15 @@ static int choice_index(const char *choices, const char *s, size_t len) {
 }
 
 bool te_setting_id_allowed(const te_setting_def *def, const char *id, char *msg, size_t cap) {
-  if (!def->choices || choice_index(def->choices, id, strlen(id)) >= 0) return true;
+  if (!def->choices || te_choice_index(def->choices, id, strlen(id)) >= 0) return true;
   snprintf(msg, cap, "must be one of %s, not '%.40s'", def->choices, id);
   return false;
 }
 
 static const ty_node *parse_choice(const te_setting_def *def, const ty_node *n, int *out, char *msg,
                                    size_t cap) {
-  int idx = n->kind == TY_SCALAR && !is_null(n) ? choice_index(def->choices, n->str, n->len) : -1;
+  int idx =
+      n->kind == TY_SCALAR && !is_null(n) ? te_choice_index(def->choices, n->str, n->len) : -1;
   if (idx >= 0) return *out = idx, NULL;
   snprintf(msg, cap, "must be one of %s, not %s%.40s%s", def->choices ? def->choices : "",
            n->kind == TY_SCALAR ? "'" : "", n->kind == TY_SCALAR ? n->str : shape(n),
@@ -189,7 +189,7 @@ static const ty_node *parse_list(const te_setting_def *def, const ty_node *n, te
                TE_MAX_PATTERN_LEN);
       return it;
     }
-    if (def->choices && choice_index(def->choices, it->str, it->len) < 0) {
+    if (def->choices && te_choice_index(def->choices, it->str, it->len) < 0) {
       snprintf(msg, cap, "entries must be one of %s, not '%.40s'", def->choices, it->str);
       return it;
     }

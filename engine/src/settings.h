@@ -44,6 +44,10 @@ const ty_node *te_setting_parse(const te_setting_def *def, const ty_node *n, te_
 
 /* Whether id may key def's map (its choices, when it has them); false with the reason
  * in msg ("must be one of a|b, not 'c'"; the caller names the key). */
+/* The index of s (len bytes) among choices ("a|b|c"), or -1: a setting's choices, or
+ * another '|'-separated list of allowed keys (roofline_pack.c's attention ceiling points). */
+int te_choice_index(const char *choices, const char *s, size_t len);
+
 bool te_setting_id_allowed(const te_setting_def *def, const char *id, char *msg, size_t cap);
 
 /* Fills *out from the merged entries (in list order: later ids win, map ids keep their
